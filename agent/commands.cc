@@ -1,0 +1,23 @@
+// The table of agent commands. One row per command; each lives in its own
+// file (facts_*.cc, ports_*.cc, nccl_*.cc).
+#include "agent/command.h"
+#include "agent/commands_decl.h"
+
+namespace cc::agent {
+
+const std::vector<CommandEntry>& Commands() {
+  static const std::vector<CommandEntry> kCommands = {
+      {"facts", "node facts: system, network, GPUs, libraries", RunFacts},
+      {"sleep", "sleep for args.seconds (tests: a hung agent)", RunSleep},
+  };
+  return kCommands;
+}
+
+const CommandEntry* FindCommand(const std::string& name) {
+  for (const auto& c : Commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace cc::agent

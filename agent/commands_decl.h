@@ -1,0 +1,11 @@
+// Declarations of the functions in the command table (commands.cc).
+#pragma once
+
+#include "agent/command.h"
+
+namespace cc::agent {
+
+Status RunFacts(const Json& args, CommandContext& ctx);
+Status RunSleep(const Json& args, CommandContext& ctx);
+
+}  // namespace cc::agent

@@ -1,0 +1,27 @@
+// The outcome of every check (DESIGN.md "Outcomes and exit codes").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cc {
+
+enum class Outcome { kPass, kWarn, kFail, kHang, kSkip, kError };
+
+const char* OutcomeName(Outcome o);  // "pass", "warn", ...
+std::optional<Outcome> ParseOutcome(std::string_view s);
+// Worse-first order used when folding: hang > fail > error > warn > skip > pass.
+int OutcomeSeverity(Outcome o);
+inline Outcome Worse(Outcome a, Outcome b) {
+  return OutcomeSeverity(a) >= OutcomeSeverity(b) ? a : b;
+}
+
+// Exit codes of `clustercheck` (one small header, as ninja does).
+inline constexpr int kExitOk = 0;            // nothing failed or hung
+inline constexpr int kExitFailed = 1;        // something failed or hung
+inline constexpr int kExitUsage = 2;         // bad command line or inventory
+inline constexpr int kExitUnjudgeable = 3;   // too little of the cluster reached
+inline constexpr int kExitInterrupted = 130;
+
+}  // namespace cc

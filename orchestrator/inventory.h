@@ -1,0 +1,87 @@
+// The host inventory: TOML (toml++) -> Inventory. Errors name the file,
+// line, column and key path, and map to exit code 2.
+//
+//   name = "pod-a"
+//   transport = "ssh"               # or "local"
+//   [ssh]  user, port, identity, host_key_policy, known_hosts, fanout,
+//          connect_timeout_s, command_timeout_s, agent_dir, keepalive_s
+//   [defaults]  env = {...}, library_paths = [...], gpus = 8, python = "..."
+//   [[groups]]  name, nodes = ["gpu[001-016]"], + any node setting
+//   [[nodes]]   name (or hostlist), address, + any node setting
+//   [expect]    driver = "550.54.15", nccl = ">=2.18", ...
+//   [stages]    run = ["facts", "parity"]; [stages.<name>] settings
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace cc {
+
+struct SshSettings {
+  std::string user;            // default: ~/.ssh/config, then $USER
+  int port = 22;               // default: ~/.ssh/config, then 22
+  std::string identity;        // private key file; default: ssh-agent/config
+  // "strict" (default): unknown or changed key -> node error;
+  // "accept-new": learn unknown keys, refuse changed ones; "off": warn only.
+  std::string host_key_policy = "strict";
+  std::string known_hosts;     // default: ~/.ssh/known_hosts
+  std::string config_file;     // default: ~/.ssh/config
+  int fanout = 64;             // nodes in flight at once
+  double connect_timeout_s = 10;
+  double command_timeout_s = 60;
+  double keepalive_s = 15;
+  std::string agent_dir = "~/.cache/clustercheck";  // 0700, content-addressed
+};
+
+struct Node {
+  std::string name;     // as written or expanded from a hostlist
+  std::string address;  // default: name
+  std::string group;    // "" when not in a group
+  SshSettings ssh;      // inventory [ssh] merged with group/node overrides
+  std::map<std::string, std::string> env;   // set for every agent run
+  std::vector<std::string> library_paths;   // searched first for libnccl etc.
+  std::optional<int> gpus;                  // expected GPU count
+  std::string python;                       // torch facts when set
+  std::string root = "/";                   // agent sysroot (tests)
+  // Where to find the source location of this node's definition.
+  int line = 0;
+};
+
+struct Inventory {
+  std::string path;          // file it came from ("" for strings)
+  std::string name;
+  std::string transport = "ssh";  // "ssh" | "local"
+  SshSettings ssh;
+  std::vector<Node> nodes;   // in file order, expanded
+  // [expect] field -> pin ("550.54.15" or ">=2.18").
+  std::map<std::string, std::string> expect;
+  // Stage names to run, in order; empty = the default list.
+  std::vector<std::string> stages;
+  // [stages.<name>] tables, converted to JSON; validated against
+  // StageSettingKeys() (stage_settings.h).
+  std::map<std::string, nlohmann::json> stage_settings;
+  // sha256 of the file's bytes, hex (for reports and diffs).
+  std::string sha256;
+
+  const Node* FindNode(const std::string& name) const;
+  // Settings of one stage ({} when none were given).
+  nlohmann::json StageSettings(const std::string& stage) const;
+};
+
+// Parses TOML text. `path` is used in messages only. On error: kBadInventory
+// with "path:line:column: key.path: what is wrong".
+Result<Inventory> ParseInventory(const std::string& text,
+                                 const std::string& path);
+// Reads and parses a file (kBadInventory when it cannot be read, too).
+Result<Inventory> LoadInventory(const std::string& path);
+
+// Keeps only the nodes whose names are in `names` (hostlist syntax, comma
+// separated). kBadArgument naming any that the inventory lacks.
+Status LimitNodes(Inventory& inventory, const std::string& hostlist);
+
+}  // namespace cc

@@ -1,0 +1,122 @@
+// The results store: SQLite in WAL mode. Every result is written the moment
+// it is known (one autocommit statement each), so a crash or Ctrl-C keeps
+// everything measured so far. Schema versioned with PRAGMA user_version and
+// ordered migrations.
+//
+// Threading: one Store may be used from several threads; calls are
+// serialized inside.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/outcome.h"
+#include "common/status.h"
+
+struct sqlite3;
+
+namespace cc {
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string started_at;    // ISO 8601 UTC
+  std::string finished_at;   // "" while running or after a crash
+  std::string status;        // "running" | "done" | "interrupted" | "aborted"
+  int exit_code = -1;
+  std::string inventory_path;
+  std::string inventory_sha256;
+  std::string inventory_name;
+  std::string argv;          // as typed
+  std::string version;       // clustercheck version
+  nlohmann::json meta = nlohmann::json::object();  // stages, selections, ...
+};
+
+struct NodeRecord {
+  int64_t run_id = 0;
+  std::string node;
+  std::string address;
+  bool reachable = false;
+  std::string error;         // why unreachable (kind: message)
+  nlohmann::json facts = nlohmann::json::object();
+};
+
+struct NodeResult {
+  int64_t run_id = 0;
+  std::string node;
+  std::string stage;         // "facts", "parity", "nccl", ...
+  std::string check;         // "driver", "reachable", "allreduce", ...
+  Outcome outcome = Outcome::kError;
+  std::string value;         // what the node has
+  std::string expected;      // what it should have ("" when none)
+  std::string message;       // for people
+  nlohmann::json evidence = nlohmann::json::object();
+  std::string at;            // ISO 8601 UTC; filled by the store if empty
+};
+
+struct PairResult {
+  int64_t run_id = 0;
+  std::string stage;         // "ports", "nics", "nccl", "mpi"
+  std::string src;           // sender / first node
+  std::string dst;           // receiver / second node
+  std::string check;         // "tcp/29500", "allreduce", "pingpong", ...
+  Outcome outcome = Outcome::kError;
+  std::string state;         // stage-specific: "open", "filtered", ...
+  std::optional<double> value;  // e.g. busbw GB/s, latency us
+  std::string unit;
+  std::string message;
+  nlohmann::json evidence = nlohmann::json::object();
+  std::string at;
+};
+
+class Store {
+ public:
+  // Opens (creating parent directories and the file) and migrates to the
+  // newest schema. kIo naming the path when that fails.
+  static Result<std::unique_ptr<Store>> Open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  static constexpr int kSchemaVersion = 1;
+  int schema_version();
+
+  Result<int64_t> BeginRun(const RunRecord& run);
+  Status FinishRun(int64_t run_id, const std::string& status, int exit_code);
+  Status SetRunMeta(int64_t run_id, const std::string& key,
+                    const nlohmann::json& value);
+
+  Status PutNode(const NodeRecord& node);   // insert or replace
+  Status AddNodeResult(const NodeResult& r);
+  Status AddPairResult(const PairResult& r);
+  // Many at once in one transaction (e.g. 40k port probes).
+  Status AddPairResults(const std::vector<PairResult>& rs);
+
+  Result<RunRecord> GetRun(int64_t run_id);
+  Result<int64_t> LatestRunId();  // kNotFound when there are none
+  Result<std::vector<RunRecord>> ListRuns(int limit = 50);
+  Result<std::vector<NodeRecord>> GetNodes(int64_t run_id);
+  Result<std::vector<NodeResult>> GetNodeResults(int64_t run_id);
+  Result<std::vector<PairResult>> GetPairResults(int64_t run_id);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  Status Exec(const std::string& sql);
+  Status Migrate();
+  sqlite3* db_;
+  std::string path_;
+  std::recursive_mutex mu_;
+};
+
+// ~/.local/state/clustercheck/clustercheck.db, or $XDG_STATE_HOME/...
+std::string DefaultStorePath();
+// "2026-12-02T10:26:45Z"
+std::string NowIso8601();
+
+}  // namespace cc
