@@ -1,2 +1,99 @@
-// Placeholder until the CLI lands (being written now).
-int main() { return 0; }
+// clustercheck: the controller. Only this file wires the real world
+// (signals, the terminal, argv) to the logic.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "common/outcome.h"
+#include "orchestrator/agent_channel.h"
+#include "orchestrator/history_command.h"
+#include "orchestrator/run_command.h"
+#include "version.h"
+
+namespace {
+
+void OnSignal(int) {
+  // The first Ctrl-C asks the run to stop cleanly (agents stopped, run
+  // recorded as interrupted); a second one leaves at once.
+  if (cc::InterruptFlag().exchange(true)) _exit(cc::kExitInterrupted);
+}
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+std::string JoinArgv(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"clustercheck: find the bad node or the bad link of a GPU cluster"};
+  app.set_version_flag("--version", CLUSTERCHECK_VERSION);
+  app.require_subcommand(1);
+  std::string db;
+  app.add_option("--db", db, "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
+
+  cc::RunOptions run;
+  std::string stages;
+  auto* run_cmd = app.add_subcommand("run", "run the checks of an inventory");
+  run_cmd->add_option("inventory", run.inventory_path, "inventory TOML file")->required();
+  run_cmd->add_option("--db", db, "results database");
+  run_cmd->add_option("--stages", stages, "comma-separated stages (default: all; facts always runs)");
+  run_cmd->add_option("--limit", run.limit, "only these nodes (hostlist, e.g. gpu[001-004])");
+  run_cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
+  run_cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
+
+  cc::ReportOptions report;
+  auto* report_cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
+  report_cmd->add_option("run", report.run_id, "run id");
+  report_cmd->add_option("--db", db, "results database");
+  report_cmd->add_flag("--json", report.json, "JSON instead of the terminal report");
+
+  auto* history_cmd = app.add_subcommand("history", "list stored runs with their verdict counts");
+  history_cmd->add_option("--db", db, "results database");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : cc::kExitUsage;
+  }
+  bool tty = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr;
+  if (*run_cmd) {
+    InstallSignalHandlers();
+    run.db_path = db;
+    run.argv = JoinArgv(argc, argv);
+    run.color = tty;
+    run.progress_tty = isatty(STDERR_FILENO);
+    if (!stages.empty()) {
+      std::string cur;
+      for (char c : stages + ",") {
+        if (c == ',') {
+          if (!cur.empty()) run.stages.push_back(cur);
+          cur.clear();
+        } else if (c != ' ') {
+          cur += c;
+        }
+      }
+    }
+    return cc::RunClusterCheck(run);
+  }
+  report.db_path = db;
+  report.color = tty;
+  if (*report_cmd) return cc::ReportCommand(report);
+  if (*history_cmd) return cc::HistoryCommand(db, stdout, stderr);
+  return cc::kExitUsage;
+}

@@ -1,0 +1,224 @@
+#include "orchestrator/run_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/hostlist.h"
+#include "orchestrator/fleet.h"
+#include "orchestrator/local_transport.h"
+#include "orchestrator/ssh_transport.h"
+#include "orchestrator/stage.h"
+#include "reports/run_data.h"
+#include "reports/terminal.h"
+#include "version.h"
+
+namespace cc {
+
+std::unique_ptr<Transport> MakeTransport(const std::string& name) {
+  if (name == "ssh") return std::make_unique<SshTransport>();
+  if (name == "local") return std::make_unique<LocalTransport>();
+  return nullptr;
+}
+
+std::string SelfDirectory() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+namespace {
+
+// Stage names from the command line, else the inventory, else all; facts
+// always runs first because every later stage reads its facts.
+Result<std::vector<std::string>> ResolveStages(const RunOptions& o,
+                                               const Inventory& inv) {
+  std::vector<std::string> names = !o.stages.empty() ? o.stages
+                                   : !inv.stages.empty() ? inv.stages
+                                                         : DefaultStageNames();
+  for (const auto& n : names) {
+    if (!FindStage(n)) {
+      std::string known;
+      for (const auto& s : Stages()) known += std::string(known.empty() ? "" : ", ") + s.name;
+      return Status::BadArgument("unknown stage '" + n + "' (known: " + known + ")");
+    }
+  }
+  std::vector<std::string> ordered;
+  for (const auto& s : Stages()) {
+    bool wanted = std::find(names.begin(), names.end(), s.name) != names.end();
+    if (wanted || std::string(s.name) == "facts") ordered.push_back(s.name);
+  }
+  return ordered;
+}
+
+void RecordPrepared(StageContext& ctx, const NodeState& s) {
+  NodeRecord rec;
+  rec.run_id = ctx.run_id();
+  rec.node = s.node->name;
+  rec.address = s.node->address;
+  rec.reachable = s.usable();
+  rec.error = s.usable() ? "" : s.status.ToString();
+  Status put = ctx.store().PutNode(rec);
+  NodeResult r;
+  r.node = s.node->name;
+  r.stage = "connect";
+  r.check = "agent";
+  r.outcome = s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status);
+  r.message = s.usable()
+                  ? "agent " + s.hello.value("agent_version", std::string("?")) +
+                        " ready in " + std::to_string(static_cast<int>(s.prepare_ms)) + " ms" +
+                        (s.bytes_pushed ? ", pushed " + std::to_string(s.bytes_pushed) + " bytes" : "")
+                  : s.step + ": " + s.status.ToString();
+  r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
+  r.evidence = {{"step", s.step}, {"prepare_ms", s.prepare_ms},
+                {"bytes_pushed", s.bytes_pushed}};
+  if (!put.ok()) r.evidence["store_error"] = put.ToString();
+  ctx.Record(r);
+  for (const auto& w : s.warnings) {
+    NodeResult warn = r;
+    warn.check = "host_key";
+    warn.outcome = Outcome::kWarn;
+    warn.value = "off";
+    warn.message = w;
+    ctx.Record(warn);
+  }
+  ctx.progress().Advance();
+}
+
+int ExitCodeFor(const std::vector<NodeResult>& nrs, const std::vector<PairResult>& prs) {
+  for (const auto& r : nrs) {
+    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
+  }
+  for (const auto& r : prs) {
+    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunClusterCheck(const RunOptions& o) {
+  auto inv = LoadInventory(o.inventory_path);
+  if (!inv.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", inv.status().message().c_str());
+    return kExitUsage;
+  }
+  if (!o.limit.empty()) {
+    Status s = LimitNodes(*inv, o.limit);
+    if (!s.ok()) {
+      std::fprintf(o.err, "clustercheck: --limit: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+  }
+  auto stages = ResolveStages(o, *inv);
+  if (!stages.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", stages.status().message().c_str());
+    return kExitUsage;
+  }
+  std::unique_ptr<Transport> owned;
+  Transport* transport = o.transport;
+  if (!transport) {
+    owned = MakeTransport(inv->transport);
+    transport = owned.get();
+  }
+  std::string db_path = o.db_path.empty() ? DefaultStorePath() : o.db_path;
+  auto store = Store::Open(db_path);
+  if (!store.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", store.status().ToString().c_str());
+    return kExitUsage;
+  }
+  RunRecord rec;
+  rec.started_at = NowIso8601();
+  rec.status = "running";
+  rec.inventory_path = inv->path;
+  rec.inventory_sha256 = inv->sha256;
+  rec.inventory_name = inv->name;
+  rec.argv = o.argv;
+  rec.version = CLUSTERCHECK_VERSION;
+  std::vector<std::string> names;
+  for (const auto& n : inv->nodes) names.push_back(n.name);
+  rec.meta = {{"nodes", names}, {"stages", *stages}, {"transport", inv->transport}};
+  auto run_id = (*store)->BeginRun(rec);
+  if (!run_id.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
+    return kExitUsage;
+  }
+
+  FleetOptions fo;
+  fo.agent_binary = o.agent_binary.empty() ? SelfDirectory() + "/clustercheck-agent" : o.agent_binary;
+  fo.push = inv->transport != "local";
+  fo.fanout = o.fanout > 0 ? o.fanout : inv->ssh.fanout;
+  fo.hello_timeout_s = inv->ssh.command_timeout_s;
+  Fleet fleet(*transport, inv->nodes, fo);
+  std::FILE* progress_out = o.json ? nullptr : o.err;
+  Progress progress(progress_out, o.progress_tty);
+  StageContext ctx(*inv, **store, *run_id, fleet, progress);
+  if (progress_out) {
+    std::fprintf(progress_out, "clustercheck %s: run %lld, %zu nodes, stages %s\n",
+                 CLUSTERCHECK_VERSION, static_cast<long long>(*run_id), inv->nodes.size(),
+                 [&] { std::string s; for (auto& n : *stages) s += (s.empty() ? "" : ",") + n; return s; }().c_str());
+  }
+
+  progress.StartStage("connect", static_cast<long long>(inv->nodes.size()), "nodes");
+  Status prepared = fleet.Prepare([&](const NodeState& s) { RecordPrepared(ctx, s); });
+  progress.FinishStage();
+  int exit_code = kExitOk;
+  if (!prepared.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", prepared.ToString().c_str());
+    (*store)->FinishRun(*run_id, "aborted", kExitUsage);
+    return kExitUsage;
+  }
+  (*store)->SetRunMeta(*run_id, "bytes_pushed", fleet.bytes_pushed());
+  size_t usable = fleet.Usable().size();
+  // Half the cluster or more must answer for majority judgements to mean
+  // anything; below that the run says it could not judge.
+  bool enough = usable > 0 && usable * 2 >= inv->nodes.size();
+  if (enough) {
+    for (const auto& name : *stages) {
+      if (InterruptFlag().load()) break;
+      auto stage = FindStage(name)->make();
+      Status s = stage->Run(ctx);
+      if (!s.ok()) {
+        NodeResult r;
+        r.node = "*";
+        r.stage = name;
+        r.check = "stage";
+        r.outcome = s.Is(ErrorKind::kInterrupted) ? Outcome::kError : Outcome::kError;
+        r.message = s.ToString();
+        ctx.Record(r);
+      }
+    }
+  }
+  fleet.CloseAll();
+  std::string status = "done";
+  if (InterruptFlag().load()) {
+    exit_code = kExitInterrupted;
+    status = "interrupted";
+  } else if (!enough) {
+    exit_code = kExitUnjudgeable;
+  } else {
+    exit_code = ExitCodeFor(ctx.node_results(), ctx.pair_results());
+  }
+  (*store)->FinishRun(*run_id, status, exit_code);
+  for (const auto& e : ctx.store_errors()) {
+    std::fprintf(o.err, "clustercheck: store: %s\n", e.c_str());
+  }
+  auto data = LoadRunData(**store, *run_id);
+  if (!data.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", data.status().ToString().c_str());
+    return exit_code;
+  }
+  if (o.json) {
+    std::fprintf(o.out, "%s\n", RunDataToJson(*data).dump(2).c_str());
+  } else {
+    TerminalOptions to;
+    to.color = o.color;
+    to.db_path = db_path;
+    std::fprintf(o.out, "%s", RenderTerminal(*data, to).c_str());
+  }
+  return exit_code;
+}
+
+}  // namespace cc

@@ -1,0 +1,41 @@
+// `clustercheck run`: inventory -> fleet -> stages -> store -> summary.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "orchestrator/transport.h"
+
+namespace cc {
+
+struct RunOptions {
+  std::string inventory_path;
+  std::string db_path;                // "" = DefaultStorePath()
+  std::vector<std::string> stages;    // empty = inventory's, else default
+  std::string limit;                  // hostlist of nodes to keep, "" = all
+  bool json = false;                  // JSON on stdout instead of the summary
+  int fanout = 0;                     // 0 = inventory's ssh.fanout
+  std::string agent_binary;           // "" = next to this executable
+  std::string argv;                   // as typed, for the record
+  bool color = false;
+  bool progress_tty = false;
+  std::FILE* out = stdout;
+  std::FILE* err = stderr;
+  // Tests inject a transport; nullptr = by the inventory's name.
+  Transport* transport = nullptr;
+};
+
+// Returns the exit code of DESIGN.md: 0 ok, 1 failed or hung, 2 bad
+// inventory or arguments, 3 too little of the cluster reached, 130 on
+// SIGINT/SIGTERM (InterruptFlag()).
+int RunClusterCheck(const RunOptions& options);
+
+// "ssh" or "local"; nullptr for anything else.
+std::unique_ptr<Transport> MakeTransport(const std::string& name);
+
+// The directory of the running executable ("" when unknown).
+std::string SelfDirectory();
+
+}  // namespace cc

@@ -1,0 +1,14 @@
+// Factories of the stages in the table (stages.cc).
+#pragma once
+
+#include <memory>
+
+#include "orchestrator/stage.h"
+
+namespace cc {
+
+std::unique_ptr<Stage> MakeFactsStage();
+std::unique_ptr<Stage> MakeParityStage();
+std::unique_ptr<Stage> MakeSleepStage();
+
+}  // namespace cc
