@@ -1,0 +1,81 @@
+#!/bin/bash
+# End to end on this machine through the local transport: `run` prints a
+# verdict and stores a run that `report` re-renders; Ctrl-C stops every
+# agent and records the run as interrupted; SIGKILL keeps what was written.
+set -u
+BUILD=${1:?build dir}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+CC="$BUILD/clustercheck"
+TMP=$(mktemp -d)
+trap 'pkill -f "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+DB="$TMP/cc.db"
+
+# 1. make run's command: a verdict, exit 0 or 1, a run in the DB.
+"$CC" run "$SRC/inventories/local.toml" --db "$DB" >"$TMP/run.out" 2>"$TMP/run.err"
+rc=$?
+cat "$TMP/run.out"
+[ $rc -le 1 ] || { cat "$TMP/run.err"; fail "run exited $rc"; }
+head -1 "$TMP/run.out" | grep -Eq '^(PASS|FAIL)' || fail "first line is not a verdict"
+grep -q "stored as run 1" "$TMP/run.out" || fail "no 'stored as run 1'"
+[ "$(sqlite3 "$DB" "select status from runs where id=1")" = done ] || fail "run not done"
+[ "$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='facts' and outcome='pass'")" -ge 1 ] \
+  || fail "no facts result stored"
+sqlite3 "$DB" "select facts from nodes where run_id=1" | grep -q '"kernel"' || fail "facts JSON not stored"
+
+# 2. report re-renders the same verdict from the store alone.
+"$CC" report --db "$DB" >"$TMP/report.out" || fail "report exited $?"
+[ "$(head -1 "$TMP/run.out")" = "$(head -1 "$TMP/report.out")" ] || fail "report verdict differs"
+"$CC" history --db "$DB" | grep -q "^1 " || fail "history lacks run 1"
+
+# 3. A bad inventory is exit 2 with file:line:column.
+printf 'name = "x"\ntransport = "local"\nbogus = 1\n[[nodes]]\nname = "a"\n' >"$TMP/bad.toml"
+"$CC" run "$TMP/bad.toml" --db "$DB" 2>"$TMP/bad.err"
+[ $? -eq 2 ] || fail "bad inventory did not exit 2"
+grep -q "bad.toml:3:1" "$TMP/bad.err" || { cat "$TMP/bad.err"; fail "no location in the error"; }
+
+# 4. Ctrl-C during a stage: exit 130, run interrupted, no agent left.
+cat >"$TMP/three.toml" <<TOML
+name = "three"
+transport = "local"
+[[nodes]]
+name = "sim[1-3]"
+[stages]
+run = ["sleep"]
+[stages.sleep]
+seconds = 60
+TOML
+"$CC" run "$TMP/three.toml" --db "$DB" >"$TMP/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+  [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] && break
+  sleep 0.2
+done
+sleep 1
+n_agents=$(pgrep -c -P $pid -f clustercheck-agent || true)
+[ "$n_agents" = 3 ] || fail "expected 3 agents under the controller, saw $n_agents"
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || { cat "$TMP/int.out"; fail "interrupted run exited $rc"; }
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = interrupted ] || fail "run not recorded as interrupted"
+sleep 0.5
+pgrep -f "$BUILD/clustercheck-agent" >/dev/null && fail "agents left after Ctrl-C"
+
+# 5. SIGKILL midway: what was written stays; the agents go away by
+# themselves (their stdin closes with the controller).
+"$CC" run "$TMP/three.toml" --db "$DB" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+  [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] && break
+  sleep 0.2
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running'"
+[ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] \
+  || fail "connect results lost after SIGKILL"
+sleep 1
+pgrep -f "$BUILD/clustercheck-agent" >/dev/null && fail "agents outlived a SIGKILLed controller"
+"$CC" report --db "$DB" | grep -q "did not finish" || fail "report does not say the killed run did not finish"
+echo PASS
