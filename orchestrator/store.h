@@ -82,11 +82,18 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // The newest schema this code knows; a database that is newer is refused.
   static constexpr int kSchemaVersion = 1;
+  // PRAGMA user_version of the open database; -1 when it cannot be read.
   int schema_version();
 
+  // Inserts a run and returns its id. An empty started_at becomes now, an
+  // empty status "running"; `run.id` is ignored.
   Result<int64_t> BeginRun(const RunRecord& run);
+  // Sets finished_at to now. kNotFound when the run does not exist.
   Status FinishRun(int64_t run_id, const std::string& status, int exit_code);
+  // meta[key] = value, other keys kept. kNotFound when the run does not
+  // exist.
   Status SetRunMeta(int64_t run_id, const std::string& key,
                     const nlohmann::json& value);
 
@@ -96,10 +103,14 @@ class Store {
   // Many at once in one transaction (e.g. 40k port probes).
   Status AddPairResults(const std::vector<PairResult>& rs);
 
+  // kNotFound when the run does not exist.
   Result<RunRecord> GetRun(int64_t run_id);
   Result<int64_t> LatestRunId();  // kNotFound when there are none
+  // Newest first.
   Result<std::vector<RunRecord>> ListRuns(int limit = 50);
+  // In the order first put (updates keep a node's place).
   Result<std::vector<NodeRecord>> GetNodes(int64_t run_id);
+  // In the order written.
   Result<std::vector<NodeResult>> GetNodeResults(int64_t run_id);
   Result<std::vector<PairResult>> GetPairResults(int64_t run_id);
 
@@ -109,6 +120,10 @@ class Store {
   Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const std::string& sql);
   Status Migrate();
+  // kIo: "<path>: <what>: <sqlite's message>".
+  Status SqlError(const std::string& what);
+  // Inserts without a transaction of its own. REQUIRES: mu_ held.
+  Status InsertPairResults(const std::vector<PairResult>& rs);
   sqlite3* db_;
   std::string path_;
   std::recursive_mutex mu_;
