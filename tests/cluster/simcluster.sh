@@ -20,8 +20,6 @@ set -euo pipefail
 readonly kSshd=/usr/sbin/sshd
 readonly kSftpServer=/usr/lib/openssh/sftp-server
 readonly kPortWaitS=10
-kSelf=$(realpath -- "$0")
-readonly kSelf
 
 usage() {
   cat <<'EOF'
@@ -89,21 +87,28 @@ is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
 load_config() {
   P=${opt_prefix:-cc}
   DIR=${opt_dir:-/tmp/simcluster-$P}
-  DIR=$(realpath -m -- "$DIR")
+  [[ $DIR == /* ]] || DIR=$PWD/$DIR
+  DIR=${DIR%/}
   case $DIR in *[\"\\\ \'\$]*) die "--dir must not contain quotes, spaces, \\ or \$: $DIR" ;; esac
   N=0 K=1 MTU=9000 BASE=42 SSH_NIC=0
   if [ -f "$DIR/state" ]; then
-    local sp
-    sp=$(sed -n 's/^SC_PREFIX=//p' "$DIR/state")
-    if [ -n "$opt_prefix" ] && [ "$sp" != "$opt_prefix" ]; then
-      die "$DIR holds cluster prefix '$sp', not '$opt_prefix'"
-    fi
-    P=$sp
-    N=$(sed -n 's/^SC_N=//p' "$DIR/state")
-    K=$(sed -n 's/^SC_K=//p' "$DIR/state")
-    MTU=$(sed -n 's/^SC_MTU=//p' "$DIR/state")
-    BASE=$(sed -n 's/^SC_BASE=//p' "$DIR/state")
-    SSH_NIC=$(sed -n 's/^SC_SSH_NIC=//p' "$DIR/state")
+    local key val
+    # Read, not sourced: only known keys with plain values count.
+    while IFS='=' read -r key val; do
+      [[ $val =~ ^[a-z0-9]+$ ]] || continue
+      case $key in
+        SC_PREFIX)
+          if [ -n "$opt_prefix" ] && [ "$val" != "$opt_prefix" ]; then
+            die "$DIR holds cluster prefix '$val', not '$opt_prefix'"
+          fi
+          P=$val ;;
+        SC_N) N=$val ;;
+        SC_K) K=$val ;;
+        SC_MTU) MTU=$val ;;
+        SC_BASE) BASE=$val ;;
+        SC_SSH_NIC) SSH_NIC=$val ;;
+      esac
+    done <"$DIR/state"
   fi
   [[ $P =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "--prefix must match [a-z][a-z0-9]{0,7} (interface names are 15 chars at most): $P"
 }
@@ -220,9 +225,8 @@ start_sshd() {   # starts node i's sshd in the background (no wait)
   rm -f "$d/sshd.pid"
   # setsid: no terminal signals; stdio away from the caller (ctest waits for
   # its pipes to close).
-  setsid "$kSelf" --dir "$DIR" exec "node$i" \
-    "$kSshd" -D -f "$d/sshd_config" -E "$d/sshd.log" \
-    </dev/null >>"$d/sshd.log" 2>&1 &
+  node_command "$i" "$kSshd" -D -f "$d/sshd_config" -E "$d/sshd.log"
+  setsid "${node_cmd[@]}" </dev/null >>"$d/sshd.log" 2>&1 &
 }
 
 # Whether pid runs (a zombie does not: our PID 1 may reap slowly).
@@ -357,42 +361,52 @@ cmd_up() {
   ip netns add "$P-probe" 2>/dev/null && ip netns del "$P-probe" ||
     die "cannot create network namespaces here (ip netns add failed)"
 
-  mkdir -p "$DIR" /run/sshd
+  local i homes=()
+  for ((i = 1; i <= N; i++)); do homes+=("$DIR/node$i/home"); done
+  mkdir -p "$DIR" /run/sshd "${homes[@]}"
   chmod 0755 /run/sshd
+  chmod 0700 "${homes[@]}"
   touch "$DIR/.simcluster"
   # Written first so that down finds everything even after a failed up.
   printf 'SC_PREFIX=%s\nSC_N=%s\nSC_K=%s\nSC_MTU=%s\nSC_BASE=%s\nSC_SSH_NIC=%s\n' \
     "$P" "$N" "$K" "$MTU" "$BASE" "$SSH_NIC" >"$DIR/state"
 
-  local i k br hv ns pids=()
+  local k br hv ns pids=()
   ssh-keygen -q -t ed25519 -N '' -C "simcluster-$P-client" -f "$DIR/id_ed25519" &
   pids+=($!)
   for ((i = 1; i <= N; i++)); do
-    mkdir -p "$DIR/node$i/home"
-    chmod 0700 "$DIR/node$i/home"
     ssh-keygen -q -t ed25519 -N '' -C "node$i" -f "$DIR/node$i/ssh_host_ed25519_key" &
     pids+=($!)
   done
 
-  for ((k = 0; k < K; k++)); do
-    br=$(bridge_of "$k")
-    ip link add "$br" mtu "$(mtu_of "$k")" type bridge
-    ip addr add "$(ip_of 254 "$k")/24" dev "$br"
-    ip link set "$br" up
-    allow_bridge_forwarding "$br"
-  done
-  for ((i = 1; i <= N; i++)); do
-    ns=$(ns_of "$i")
-    ip netns add "$ns"
-    ip -n "$ns" link set lo up
+  # One ip process for the root namespace, one per node: forks are what an
+  # up costs on a busy machine.
+  {
     for ((k = 0; k < K; k++)); do
-      hv=$(hostveth_of "$i" "$k")
-      ip link add "$hv" mtu "$(mtu_of "$k")" type veth \
-        peer name "eth$k" mtu "$(mtu_of "$k")" netns "$ns"
-      ip link set "$hv" master "$(bridge_of "$k")" up
-      ip -n "$ns" addr add "$(ip_of "$i" "$k")/24" dev "eth$k"
-      ip -n "$ns" link set "eth$k" up
+      br=$(bridge_of "$k")
+      echo "link add $br mtu $(mtu_of "$k") type bridge"
+      echo "addr add $(ip_of 254 "$k")/24 dev $br"
+      echo "link set $br up"
     done
+    for ((i = 1; i <= N; i++)); do
+      ns=$(ns_of "$i")
+      echo "netns add $ns"
+      for ((k = 0; k < K; k++)); do
+        hv=$(hostveth_of "$i" "$k")
+        echo "link add $hv mtu $(mtu_of "$k") type veth peer name eth$k mtu $(mtu_of "$k") netns $ns"
+        echo "link set $hv master $(bridge_of "$k") up"
+      done
+    done
+  } | ip -batch - || die "creating bridges, namespaces and veths failed (see above)"
+  for ((k = 0; k < K; k++)); do allow_bridge_forwarding "$(bridge_of "$k")"; done
+  for ((i = 1; i <= N; i++)); do
+    {
+      echo "link set lo up"
+      for ((k = 0; k < K; k++)); do
+        echo "addr add $(ip_of "$i" "$k")/24 dev eth$k"
+        echo "link set eth$k up"
+      done
+    } | ip -n "$(ns_of "$i")" -batch - || die "node$i: configuring its NICs failed"
   done
 
   for pid in "${pids[@]}"; do wait "$pid" || die "ssh-keygen failed"; done
@@ -546,28 +560,31 @@ cmd_exec() {
   [ "${#args[@]}" -ge 3 ] || die "usage: simcluster.sh exec NODE CMD..."
   local i
   i=$(node_index "${args[1]}")
-  enter_node "$i" "${args[@]:2}"
+  node_command "$i" "${args[@]:2}"
+  exec "${node_cmd[@]}"
 }
 
-# Replaces this process with CMD inside node i: its network namespace, a UTS
-# namespace with hostname nodeI, and a mount namespace (made by ip netns
-# exec) where DIR/nodeI/home is bind-mounted over root's home, so that ssh
-# sessions get their own ~ without root's dotfiles (a slow ~/.bashrc would
-# otherwise run in every session).
-enter_node() {
-  local i=$1 home="" root_home
+# Sets node_cmd to a command line that runs CMD inside node i: its network
+# namespace, a UTS namespace with hostname nodeI, and a mount namespace (made
+# by ip netns exec) where DIR/nodeI/home is bind-mounted over root's home, so
+# that ssh sessions get their own ~ without root's dotfiles (a slow ~/.bashrc
+# would otherwise run in every session).
+node_command() {
+  local i=$1 home="" root_home="" name
   shift
-  root_home=$(getent passwd root | cut -d: -f6)
+  while IFS=: read -r name _ _ _ _ root_home _; do
+    [ "$name" = root ] && break
+  done </etc/passwd
   root_home=${root_home:-/root}
   case "$DIR/" in
     "$root_home"/*) ;;   # the bind would hide DIR itself: keep the real home
     *) [ -d "$DIR/node$i/home" ] && home=$DIR/node$i/home ;;
   esac
-  exec ip netns exec "$(ns_of "$i")" unshare --uts sh -c '
+  node_cmd=(ip netns exec "$(ns_of "$i")" unshare --uts sh -c '
     hostname "$1" || exit 1
     if [ -n "$2" ]; then mount --bind "$2" "$3" || exit 1; fi
     shift 3
-    exec "$@"' sh "node$i" "$home" "$root_home" "$@"
+    exec "$@"' sh "node$i" "$home" "$root_home" "$@")
 }
 
 # ---- faults -------------------------------------------------------------------
