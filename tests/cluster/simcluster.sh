@@ -253,6 +253,8 @@ stop_sshd() {   # stops node i's listener; open sessions live on (like systemctl
 ssh_answers() {
   timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/22" || exit 1
     IFS= read -r -t 1 line <&3 || exit 1
+    # Our own banner: hanging up before it makes sshd log an error.
+    printf "SSH-2.0-simcluster-probe\r\n" >&3
     [[ $line == SSH-* ]]' "$1" 2>/dev/null
 }
 
