@@ -501,7 +501,7 @@ do_down() {
     sleep 0.1
   done
   if command -v iptables >/dev/null; then
-    iptables -S FORWARD 2>/dev/null | { grep -F -- "simcluster-$P\"" || true; } |
+    iptables -S FORWARD 2>/dev/null | { grep -E -- "--comment \"?simcluster-$P\"? " || true; } |
       sed 's/^-A //' | while read -r rule; do
         eval "iptables -D $rule" 2>/dev/null || true
       done
