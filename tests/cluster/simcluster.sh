@@ -613,6 +613,12 @@ fault_one() {   # node index, WHAT, args...
     link-down|link-up)
       k=$(nic_index "${1:-0}")
       ip -n "$ns" link set "eth$k" "${what#link-}"
+      if [ "$what" = link-up ]; then   # return once the carrier is there
+        for _ in $(seq 40); do
+          ip -n "$ns" link show "eth$k" | grep -q LOWER_UP && break
+          sleep 0.05
+        done
+      fi
       ;;
     mtu)
       [ $# -eq 2 ] || die "usage: fault NODE mtu NIC VALUE"
