@@ -20,6 +20,10 @@ set -euo pipefail
 readonly kSshd=/usr/sbin/sshd
 readonly kSftpServer=/usr/lib/openssh/sftp-server
 readonly kPortWaitS=10
+kHere=${BASH_SOURCE[0]}
+[[ $kHere == /* ]] || kHere=$PWD/$kHere
+kHere=${kHere%/*}
+readonly kHere
 
 usage() {
   cat <<'EOF'
@@ -578,8 +582,10 @@ node_command() {
     [ "$name" = root ] && break
   done </etc/passwd
   root_home=${root_home:-/root}
-  case "$DIR/" in
-    "$root_home"/*) ;;   # the bind would hide DIR itself: keep the real home
+  # The bind would hide DIR or this checkout (and its build dirs) when they
+  # live under root's home: then the nodes keep the real home.
+  case "$DIR/ $kHere/" in
+    "$root_home"/* | *" $root_home"/*) ;;
     *) [ -d "$DIR/node$i/home" ] && home=$DIR/node$i/home ;;
   esac
   node_cmd=(ip netns exec "$(ns_of "$i")" unshare --uts sh -c '
