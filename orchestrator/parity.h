@@ -1,0 +1,75 @@
+// The parity judgement: every node's flat facts (facts_fields.h) judged
+// three ways, as DESIGN.md's `facts / parity` stage describes:
+//
+//   1. against [expect] pins          check "expect.<field>"
+//   2. against the cluster majority   check "<field>"  (the odd node out)
+//   3. against compatibility rules    check named by the rule, e.g.
+//      "driver_for_cuda" (see kParityRules in parity.cc)
+//
+// Pure functions over plain structs; no I/O, thread-safe.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/outcome.h"
+#include "common/status.h"
+
+namespace cc {
+
+struct NodeFacts {
+  std::string node;
+  // Flat fields: "driver" -> "550.54.15", "nccl_env.NCCL_IB_HCA" -> "mlx5".
+  // A field the node did not report is absent (not "").
+  std::map<std::string, std::string> fields;
+  std::optional<int> expected_gpus;  // the inventory's `gpus`, when given
+  bool has_ib = false;               // the node has InfiniBand/RoCE devices
+};
+
+struct ParityOptions {
+  // [expect] pins by field ("nccl" -> ">=2.18"); see version_pin.h.
+  std::map<std::string, std::string> expect;
+  // Not judged: a field name drops its majority and pin checks, a rule's
+  // check name drops the rule; "prefix.*" matches every field under it
+  // ("nccl_env.*"). Default: judge everything.
+  std::vector<std::string> ignore;
+};
+
+struct ParityFinding {
+  std::string node;
+  std::string check;  // field, "expect.<field>", or a rule name
+  Outcome outcome = Outcome::kError;
+  std::string value;     // what the node has ("" when it reported nothing)
+  std::string expected;  // the pin, the majority value, or the rule's need
+  std::string message;   // for people; never names the node, so alike fold
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// How a deviation from the cluster majority counts for `field`: kFail for
+// what breaks a job (driver, NCCL, torch, OFED, ...), kWarn for what is
+// merely odd (kernel, VBIOS, nccl_env.*, and fields not in the table).
+Outcome DeviationSeverity(const std::string& field);
+
+// Judges all nodes. Findings come grouped by check (known fields in table
+// order, then the rest by name, then the rules), nodes in input order
+// within a check. A judged field gives every node one finding, so the
+// matrix is complete. The majority needs 2+ nodes and a field that at
+// least one node reported; a node missing such a field deviates. Never
+// fails: a bad pin is an `error` finding on every node.
+std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
+                                       const ParityOptions& opts);
+
+// Lines for the terminal, worst verdict first, one per check, nodes folded
+// into hostlists:
+//   "FAIL driver: gpu007 has 535.104.05; gpu[001-006,008-016] have 550.54.15"
+std::vector<std::string> SummarizeParity(
+    const std::vector<ParityFinding>& findings);
+
+// Checks every pin of an [expect] table; kBadInventory "expect.<field>: pin
+// ...: reason" for the first bad one. For inventory validation.
+Status CheckExpectPins(const std::map<std::string, std::string>& expect);
+
+}  // namespace cc
