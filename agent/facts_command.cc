@@ -1,8 +1,207 @@
-// Placeholder: replaced by the facts collectors.
+// `facts`: everything node-local that parity and the later stages need, as
+// one result named "facts" whose keys are sections (system, network, gpu,
+// cuda, nccl, rdma, mpi, nccl_env, torch). Each section survives the
+// failure of the others: an exception or a hung driver call becomes
+// {"status":"error","reason":...} in that section only.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
 #include "agent/commands_decl.h"
+#include "agent/facts_gpu.h"
+#include "agent/facts_nccl.h"
+#include "agent/facts_network.h"
+#include "agent/facts_software.h"
+#include "agent/facts_system.h"
+#include "agent/sysroot.h"
+
+extern char** environ;
+
 namespace cc::agent {
-Status RunFacts(const Json&, CommandContext& ctx) {
-  ctx.Result("facts", Json::object());
+namespace {
+
+// Library probes run inside driver code that can block (a GPU that fell off
+// the bus, nvmlInit without persistence mode on many GPUs takes seconds).
+constexpr double kGpuDeadlineS = 60;
+constexpr double kNcclDeadlineS = 30;
+
+const char* const kSections[] = {"system", "network", "gpu", "cuda", "nccl",
+                                 "rdma",   "mpi",     "nccl_env", "torch"};
+
+struct FactsArgs {
+  std::vector<std::string> library_paths;
+  std::string python;
+  bool login_env = false;
+  std::vector<std::string> sections;  // empty: all
+};
+
+Status ParseArgs(const Json& args, FactsArgs* out) {
+  if (!args.is_object()) return Status::BadArgument("facts: args must be an object");
+  if (args.contains("library_paths") && !args["library_paths"].is_null()) {
+    const Json& lp = args["library_paths"];
+    if (!lp.is_array()) return Status::BadArgument("facts: args.library_paths must be an array");
+    for (const auto& p : lp) {
+      if (!p.is_string()) {
+        return Status::BadArgument("facts: args.library_paths holds a non-string: " + p.dump());
+      }
+      out->library_paths.push_back(p);
+    }
+  }
+  if (args.contains("python") && !args["python"].is_null()) {
+    if (!args["python"].is_string()) return Status::BadArgument("facts: args.python must be a string");
+    out->python = args["python"];
+  }
+  if (args.contains("login_env") && !args["login_env"].is_null()) {
+    if (!args["login_env"].is_boolean()) {
+      return Status::BadArgument("facts: args.login_env must be true or false");
+    }
+    out->login_env = args["login_env"];
+  }
+  if (args.contains("sections") && !args["sections"].is_null()) {
+    const Json& s = args["sections"];
+    if (!s.is_array()) return Status::BadArgument("facts: args.sections must be an array");
+    for (const auto& n : s) {
+      bool known = false;
+      for (const char* k : kSections) known = known || (n.is_string() && n == k);
+      if (!known) {
+        std::string all;
+        for (const char* k : kSections) all += std::string(all.empty() ? "" : ", ") + k;
+        return Status::BadArgument("facts: unknown section " + n.dump() + " (known: " + all + ")");
+      }
+      out->sections.push_back(n);
+    }
+  }
   return Status::Ok();
 }
+
+// Runs fn on its own thread and waits up to `seconds`. On timeout the thread
+// is left behind (a call stuck in a driver cannot be cancelled) and the
+// section reports the hang. fn must own everything it touches.
+Json WithDeadline(const std::string& what, double seconds, std::function<Json()> fn) {
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    Json result;
+  };
+  auto state = std::make_shared<State>();
+  std::thread t([state, fn = std::move(fn)] {
+    Json r;
+    try {
+      r = fn();
+    } catch (const std::exception& e) {
+      r = {{"status", "error"}, {"reason", std::string("exception: ") + e.what()}};
+    }
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->result = std::move(r);
+    state->done = true;
+    state->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(state->mu);
+  bool done = state->cv.wait_for(lock, std::chrono::milliseconds(static_cast<long long>(seconds * 1000)),
+                                 [&state] { return state->done; });
+  if (!done) {
+    lock.unlock();
+    t.detach();
+    return {{"status", "error"},
+            {"reason", what + " did not return within " + std::to_string(static_cast<int>(seconds)) +
+                           " s (a hung GPU or driver?)"}};
+  }
+  Json r = std::move(state->result);
+  lock.unlock();
+  t.join();
+  return r;
+}
+
+EnvMap NcclEnviron() {
+  EnvMap m;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    for (auto& [k, v] : NcclVarsFromEnvText(*e, '\0')) m[k] = v;
+  }
+  return m;
+}
+
+std::string Home() {
+  if (const char* h = std::getenv("HOME"); h && *h) return h;
+  if (passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) return pw->pw_dir;
+  return "";
+}
+
+std::vector<std::string> Interfaces(const Sysroot& root) {
+  std::vector<std::string> names;
+  for (const auto& n : root.List("/sys/class/net")) {
+    if (root.IsDir("/sys/class/net/" + n)) names.push_back(n);
+  }
+  return names;
+}
+
+Json SkipFixture(const Sysroot& root, const char* what) {
+  return {{"status", "skip"},
+          {"reason", "sysroot " + root.root() + " is not the real root: " + what +
+                         " is only probed on the running system"}};
+}
+
+Json RunSection(const std::string& name, const FactsArgs& a, const Sysroot& root) {
+  if (name == "system") return CollectSystemFacts(root);
+  if (name == "network") return CollectNetworkFacts(root);
+  if (name == "rdma") return CollectRdmaFacts(root);
+  if (name == "mpi") return CollectMpiFacts(root);
+  if (name == "torch") return CollectTorchFacts(root, a.python);
+  if (name == "nccl_env") {
+    NcclEnvOptions o;
+    o.environ = NcclEnviron();
+    o.home = Home();
+    o.login_env = a.login_env;
+    o.interfaces = Interfaces(root);
+    o.ib_devices = root.List("/sys/class/infiniband");
+    return CollectNcclEnv(root, o);
+  }
+  GpuProbeOptions g;
+  g.library_paths = a.library_paths;
+  if (name == "gpu") {
+    if (!root.IsReal()) return SkipFixture(root, "NVML");
+    return WithDeadline("NVML", kGpuDeadlineS, [g] { return CollectGpuFacts(g); });
+  }
+  if (name == "cuda") {
+    if (!root.IsReal()) return SkipFixture(root, "libcuda");
+    return WithDeadline("cuInit", kGpuDeadlineS, [g] { return CollectCudaFacts(g); });
+  }
+  if (name == "nccl") {
+    if (!root.IsReal()) return SkipFixture(root, "libnccl");
+    auto paths = a.library_paths;
+    return WithDeadline("ncclGetVersion", kNcclDeadlineS,
+                        [paths] { return CollectNcclFacts(paths); });
+  }
+  return {{"status", "error"}, {"reason", "no collector for section " + name}};
+}
+
+}  // namespace
+
+Status RunFacts(const Json& args, CommandContext& ctx) {
+  FactsArgs a;
+  if (Status s = ParseArgs(args, &a); !s.ok()) return s;
+  Sysroot root(ctx.root());
+  Json facts = Json::object();
+  for (const char* name : kSections) {
+    if (!a.sections.empty() &&
+        std::find(a.sections.begin(), a.sections.end(), name) == a.sections.end()) {
+      continue;
+    }
+    try {
+      facts[name] = RunSection(name, a, root);
+    } catch (const std::exception& e) {
+      facts[name] = {{"status", "error"}, {"reason", std::string("exception: ") + e.what()}};
+      ctx.Log("error", std::string("facts: section ") + name + ": " + e.what());
+    }
+  }
+  ctx.Result("facts", facts);
+  return Status::Ok();
+}
+
 }  // namespace cc::agent
