@@ -101,8 +101,8 @@ Result<std::vector<Range>> ParseBracket(const std::string& s, size_t& pos) {
       if (!hi.ok()) return hi.status();
       r.hi = *hi;
       if (r.hi < r.lo) {
-        return Bad(start, "range " + lo_digits + "-" + hi_digits +
-                              " is reversed");
+        return Bad(start,
+                   "range " + lo_digits + "-" + hi_digits + " is reversed");
       }
     }
     ranges.push_back(r);
@@ -133,7 +133,8 @@ Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
     } else if (c == ']') {
       return Bad(pos, "unbalanced ']'");
     } else if (IsNameChar(c)) {
-      if (pieces.empty() || !pieces.back().ranges.empty()) pieces.emplace_back();
+      if (pieces.empty() || !pieces.back().ranges.empty())
+        pieces.emplace_back();
       pieces.back().literal += c;
       ++pos;
     } else {
