@@ -215,7 +215,8 @@ std::vector<std::pair<std::string, std::string>> NcclEnvironment(
   for (const auto& [k, v] : request.env) {
     if (k == "NCCL_DEBUG_SUBSYS") {
       subsys = v;
-    } else if (k != "NCCL_DEBUG" && k != "NCCL_DEBUG_FILE") {
+    } else if (k != "NCCL_DEBUG" && k != "NCCL_DEBUG_FILE" &&
+               k != "NCCL_COMM_BLOCKING") {
       env.emplace_back(k, v);
     }
   }
@@ -229,6 +230,9 @@ std::vector<std::pair<std::string, std::string>> NcclEnvironment(
       subsys += std::string(",") + need;
     }
   }
+  // NCCL_COMM_BLOCKING=1 would override the non-blocking config, and a
+  // blocking init cannot be aborted at its deadline.
+  env.emplace_back("NCCL_COMM_BLOCKING", "0");
   env.emplace_back("NCCL_DEBUG", "INFO");
   env.emplace_back("NCCL_DEBUG_SUBSYS", subsys);
   env.emplace_back("NCCL_DEBUG_FILE", log_dir + "/nccl-%h-%p.log");

@@ -64,8 +64,9 @@ size_t CountMismatches(const float* got, size_t count, size_t first_index,
                        int nranks, size_t* first_bad);
 
 // The environment set before NCCL is loaded: the request's variables, then
-// NCCL_DEBUG=INFO, NCCL_DEBUG_FILE=<log_dir>/nccl-%h-%p.log and
-// NCCL_DEBUG_SUBSYS with INIT and NET added to whatever was asked.
+// NCCL_DEBUG=INFO, NCCL_DEBUG_FILE=<log_dir>/nccl-%h-%p.log,
+// NCCL_DEBUG_SUBSYS with INIT and NET added to whatever was asked, and
+// NCCL_COMM_BLOCKING=0 (a blocking init could not be aborted).
 std::vector<std::pair<std::string, std::string>> NcclEnvironment(
     const NcclRequest& request, const std::string& log_dir);
 

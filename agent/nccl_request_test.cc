@@ -125,13 +125,15 @@ TEST(NcclRequest, EnvironmentForcesDebugAndKeepsExtraSubsystems) {
   NcclRequest r;
   r.env = {{"NCCL_SOCKET_IFNAME", "lo"},
            {"NCCL_DEBUG", "WARN"},
-           {"NCCL_DEBUG_SUBSYS", "P2P"}};
+           {"NCCL_DEBUG_SUBSYS", "P2P"},
+           {"NCCL_COMM_BLOCKING", "1"}};
   auto env = NcclEnvironment(r, "/tmp/x");
   std::map<std::string, std::string> m(env.begin(), env.end());
   EXPECT_EQ(m["NCCL_SOCKET_IFNAME"], "lo");
   EXPECT_EQ(m["NCCL_DEBUG"], "INFO");
   EXPECT_EQ(m["NCCL_DEBUG_SUBSYS"], "P2P,INIT,NET");
   EXPECT_EQ(m["NCCL_DEBUG_FILE"], "/tmp/x/nccl-%h-%p.log");
+  EXPECT_EQ(m["NCCL_COMM_BLOCKING"], "0");
   r.env.clear();
   env = NcclEnvironment(r, "/d");
   m = {env.begin(), env.end()};

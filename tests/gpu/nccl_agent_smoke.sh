@@ -1,0 +1,184 @@
+#!/bin/bash
+# GPU smoke test of the agent's `nccl` command (run on the GPU machine, not
+# in CI): two agent processes on one GPU, NCCL_HOSTID host0/host1 so NCCL
+# treats them as two nodes and talks NET/Socket over lo.
+#
+#   tests/gpu/nccl_agent_smoke.sh [AGENT] [SIZES_JSON]
+#
+# AGENT defaults to build-nccl/clustercheck-agent (then build/...).
+# Scenarios, each under a hard timeout:
+#   single  one rank, nranks 1: the AllReduce path without peers
+#   pair    rank 0 in A (makes the id, emits "nccl_id"), rank 1 in B (gets
+#           the id): both pass, data exact, NCCL's log says NET/Socket
+#   hang    rank 0 alone in a 2-rank comm, timeout_s 5: outcome "hang" at
+#           init, well within 30 s (deadline + ncclCommAbort)
+#   abort   as hang, but the controller sends {"cmd":"abort"}: ends at once
+# Exit 0 when every scenario behaved, 1 otherwise, 77 without a GPU.
+set -u
+cd "$(dirname "$0")/../.."
+AGENT=${1:-}
+if [ -z "$AGENT" ]; then
+  for a in build-nccl/clustercheck-agent build/clustercheck-agent; do
+    [ -x "$a" ] && AGENT=$a && break
+  done
+fi
+[ -x "${AGENT:-}" ] || { echo "no agent binary (give its path)"; exit 1; }
+SIZES=${2:-'[1024, 1048576, 67108864]'}
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! timeout 20 nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no GPU"; exit 77
+fi
+
+# Where libnccl.so.2 lives here: $NCCL_LIB_DIR, a pip wheel, ldconfig, or a search.
+find_nccl() {
+  [ -n "${NCCL_LIB_DIR:-}" ] && { echo "$NCCL_LIB_DIR"; return; }
+  local d
+  d=$(timeout 20 python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+  [ -n "$d" ] && [ -e "$d/libnccl.so.2" ] && { echo "$d"; return; }
+  d=$(ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 /{print $NF; exit}')
+  [ -n "$d" ] && { dirname "$d"; return; }
+  d=$(timeout 60 find / -xdev -name libnccl.so.2 -not -path '*/proc/*' 2>/dev/null | head -1)
+  [ -n "$d" ] && dirname "$d"
+}
+NCCL_DIR=$(find_nccl)
+echo "agent: $AGENT"
+echo "libnccl.so.2 dir: ${NCCL_DIR:-<loader search>}"
+nvidia-smi -L
+
+exec timeout -k 10 420 python3 - "$AGENT" "${NCCL_DIR:-}" "$SIZES" <<'PY'
+import json, queue, subprocess, sys, threading, time
+
+agent, nccl_dir, sizes = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+libs = [nccl_dir] if nccl_dir else []
+
+class Agent:
+    def __init__(self, name):
+        self.name, self.q, self.lines = name, queue.Queue(), []
+        self.p = subprocess.Popen([agent], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+        threading.Thread(target=self._pump, args=(self.p.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.p.stderr, False), daemon=True).start()
+    def _pump(self, f, is_out):
+        for line in f:
+            line = line.rstrip("\n")
+            if not is_out:
+                print(f"{self.name} stderr> {line}", flush=True); continue
+            try: msg = json.loads(line)
+            except ValueError: msg = {"type": "garbage", "text": line}
+            self.lines.append(msg); self.q.put(msg)
+        self.q.put(None)
+    def send(self, obj):
+        self.p.stdin.write(json.dumps(obj) + "\n"); self.p.stdin.flush()
+    def wait_for(self, pred, timeout):
+        end = time.time() + timeout
+        while time.time() < end:
+            try: m = self.q.get(timeout=max(0.05, end - time.time()))
+            except queue.Empty: break
+            if m is None: return None
+            show(self.name, m)
+            if pred(m): return m
+        return None
+    def close(self):
+        try: self.p.stdin.close()
+        except Exception: pass
+        try: self.p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            print(f"{self.name}: agent did not exit 15 s after stdin closed: killing"); self.p.kill()
+    def result(self, name):
+        return [m["data"] for m in self.lines if m.get("type") == "result" and m.get("name") == name]
+
+def show(who, m):
+    if m.get("type") == "result" and m.get("name") == "nccl_log":
+        text = m["data"]["text"]
+        print(f"{who}> nccl_log ({m['data']['bytes']} bytes): first lines:")
+        for l in text.splitlines()[:12]: print(f"{who}   | {l}")
+        for l in text.splitlines():
+            if " via " in l or "nNodes" in l or "Using network" in l or "WARN" in l:
+                print(f"{who}   | {l}")
+    else:
+        print(f"{who}> {json.dumps(m)[:600]}", flush=True)
+
+def request(rid, args):
+    return {"v": 1, "id": rid, "cmd": "nccl", "args": args}
+
+def env(host):
+    return {"NCCL_HOSTID": host, "NCCL_SOCKET_IFNAME": "lo", "NCCL_NVLS_ENABLE": "0"}
+
+def is_end(m): return m.get("type") == "end"
+def outcome(a):
+    o = a.result("outcome"); return o[-1] if o else {}
+
+failures = []
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond: failures.append(what)
+
+def sizes_ok(a, who):
+    got = a.result("size")
+    check(len(got) == len(sizes), f"{who}: one size result per size ({len(got)}/{len(sizes)})")
+    for s in got:
+        check(s.get("data_ok") is True, f"{who}: {s.get('bytes')} bytes data exact")
+        print(f"{who}: {s.get('bytes'):>12} B  {s.get('time_us', 0):10.1f} us  "
+              f"algbw {s.get('algbw', 0):7.3f}  busbw {s.get('busbw', 0):7.3f} GB/s")
+
+# --- single ---------------------------------------------------------------
+print("\n=== single: one rank", flush=True)
+a = Agent("S")
+a.send(request(1, {"nranks": 1, "gpus": [0], "sizes": sizes, "iters": 5, "warmup": 2,
+                   "timeout_s": 60, "env": env("host0"), "library_paths": libs}))
+check(a.wait_for(is_end, 120) is not None, "single: request ended")
+check(outcome(a).get("outcome") == "pass", f"single: outcome pass ({outcome(a)})")
+sizes_ok(a, "single")
+a.close()
+
+# --- pair -----------------------------------------------------------------
+print("\n=== pair: two processes, NCCL_HOSTID host0/host1, NET/Socket over lo", flush=True)
+A, B = Agent("A"), Agent("B")
+args = {"nranks": 2, "gpus": [0], "sizes": sizes, "iters": 20, "warmup": 5, "timeout_s": 60,
+        "library_paths": libs}
+A.send(request(1, dict(args, rank_base=0, env=env("host0"))))
+idm = A.wait_for(lambda m: (m.get("type") == "result" and m.get("name") == "nccl_id") or is_end(m), 90)
+uid = idm["data"]["id"] if idm and idm.get("name") == "nccl_id" else None
+check(uid is not None and len(uid) == 256, "pair: A emitted a 128-byte nccl_id")
+if uid:
+    B.send(request(1, dict(args, rank_base=1, unique_id=uid, env=env("host1"))))
+    endB = B.wait_for(is_end, 240)
+    endA = A.wait_for(is_end, 60)
+    check(endA is not None and endB is not None, "pair: both requests ended")
+    for who, ag in (("A", A), ("B", B)):
+        check(outcome(ag).get("outcome") == "pass", f"pair: {who} outcome pass ({outcome(ag)})")
+        sizes_ok(ag, f"pair {who}")
+        log = "".join(l["text"] for l in ag.result("nccl_log"))
+        check("via NET/Socket" in log, f"pair: {who}'s NCCL log shows via NET/Socket")
+        check("nNodes 2" in log, f"pair: {who}'s NCCL log shows nNodes 2")
+A.close(); B.close()
+
+# --- hang -----------------------------------------------------------------
+print("\n=== hang: rank 0 alone in a 2-rank communicator, timeout_s 5", flush=True)
+H = Agent("H")
+t0 = time.time()
+H.send(request(1, dict(args, rank_base=0, timeout_s=5, env=env("host0"))))
+end = H.wait_for(is_end, 60)
+took = time.time() - t0
+check(end is not None and took < 30, f"hang: request ended in {took:.1f} s")
+check(outcome(H).get("outcome") == "hang", f"hang: outcome hang ({outcome(H)})")
+check(outcome(H).get("step") == "init", "hang: step init")
+H.close()
+
+# --- abort ----------------------------------------------------------------
+print("\n=== abort: the controller sends {\"cmd\":\"abort\"} while rank 0 waits", flush=True)
+X = Agent("X")
+X.send(request(1, dict(args, rank_base=0, timeout_s=120, env=env("host0"))))
+X.wait_for(lambda m: m.get("name") == "nccl_id" or is_end(m), 60)
+time.sleep(1)
+t0 = time.time()
+X.send({"v": 1, "id": 1, "cmd": "abort", "args": {}})
+end = X.wait_for(is_end, 60)
+took = time.time() - t0
+check(end is not None and took < 20, f"abort: ended {took:.1f} s after the abort line")
+check(outcome(X).get("outcome") == "error", f"abort: outcome error ({outcome(X)})")
+X.close()
+
+print("\nRESULT:", "PASS" if not failures else f"FAIL ({len(failures)}): " + "; ".join(failures))
+sys.exit(1 if failures else 0)
+PY
