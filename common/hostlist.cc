@@ -119,16 +119,29 @@ Result<std::vector<Range>> ParseBracket(const std::string& s, size_t& pos) {
 }
 
 // Parses one comma-free host pattern s[begin, end).
+// Bounding the length of the longest name it expands to also bounds the
+// number of pieces, hence the recursion depth of Expand, and stops early
+// on a megabyte of "[1][1]...".
 Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
                                         size_t end) {
   std::vector<Piece> pieces;
   size_t pos = begin;
+  size_t longest = 0;
   while (pos < end) {
+    if (longest > kMaxNameLength) {
+      return Bad(begin, "host name longer than " +
+                            std::to_string(kMaxNameLength) + " characters");
+    }
     char c = s[pos];
     if (c == '[') {
       ++pos;
       Result<std::vector<Range>> ranges = ParseBracket(s, pos);
       if (!ranges.ok()) return ranges.status();
+      size_t widest = 0;
+      for (const Range& r : *ranges) {
+        widest = std::max({widest, r.width, std::to_string(r.hi).size()});
+      }
+      longest += widest;
       pieces.push_back(Piece{"", std::move(*ranges)});
     } else if (c == ']') {
       return Bad(pos, "unbalanced ']'");
@@ -136,10 +149,15 @@ Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
       if (pieces.empty() || !pieces.back().ranges.empty())
         pieces.emplace_back();
       pieces.back().literal += c;
+      ++longest;
       ++pos;
     } else {
       return Bad(pos, "unexpected " + Describe(c) + " in host name");
     }
+  }
+  if (longest > kMaxNameLength) {
+    return Bad(begin, "host name longer than " +
+                          std::to_string(kMaxNameLength) + " characters");
   }
   return pieces;
 }
@@ -192,21 +210,6 @@ std::vector<std::pair<size_t, size_t>> SplitTopLevel(const std::string& s) {
   return items;
 }
 
-// The longest name a pattern expands to. Bounding it also bounds the
-// number of pieces, hence the recursion depth of Expand.
-size_t LongestName(const std::vector<Piece>& pieces) {
-  size_t n = 0;
-  for (const Piece& p : pieces) {
-    n += p.literal.size();
-    size_t widest = 0;
-    for (const Range& r : p.ranges) {
-      widest = std::max({widest, r.width, std::to_string(r.hi).size()});
-    }
-    n += widest;
-  }
-  return n;
-}
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 }  // namespace
@@ -223,10 +226,6 @@ Result<std::vector<std::string>> ExpandHostlist(const std::string& hostlist) {
     }
     Result<std::vector<Piece>> pieces = ParsePattern(hostlist, begin, end);
     if (!pieces.ok()) return pieces.status();
-    if (LongestName(*pieces) > kMaxNameLength) {
-      return Bad(begin, "host name longer than " +
-                            std::to_string(kMaxNameLength) + " characters");
-    }
     // Count before expanding so that "n[0-99999999]" costs nothing.
     uint64_t count = 1;
     for (const Piece& p : *pieces) {
