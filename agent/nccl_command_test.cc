@@ -1,7 +1,11 @@
 // The `nccl` and `nccl_id` commands through a fake context. Without a GPU
 // (CI) they must end in a clean skip naming what was searched; on a GPU
 // machine a one-rank AllReduce must pass its data check.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <link.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <thread>
 
@@ -40,6 +44,32 @@ class FakeContext : public CommandContext {
 
  private:
   std::string root_;
+};
+
+// A directory holding `name` as a link to libm: a library that loads
+// anywhere and has none of the CUDA or NCCL entry points.
+class ImpostorDir {
+ public:
+  explicit ImpostorDir(const std::string& name) {
+    char tmpl[] = "/tmp/cc-nccl-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    void* h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
+    link_map* lm = nullptr;
+    if (h != nullptr && dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != nullptr) {
+      link_ = dir_ + "/" + name;
+      ok_ = symlink(lm->l_name, link_.c_str()) == 0;
+    }
+  }
+  ~ImpostorDir() {
+    unlink(link_.c_str());
+    rmdir(dir_.c_str());
+  }
+  bool ok() const { return ok_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_, link_;
+  bool ok_ = false;
 };
 
 TEST(NcclCommand, RunsOrSkipsCleanlyNamingWhatWasSearched) {
@@ -83,8 +113,9 @@ TEST(NcclCommand, RunsOrSkipsCleanlyNamingWhatWasSearched) {
 
 TEST(NcclCommand, ALibraryWithoutTheDriverApiIsASkipListingMissingSymbols) {
   FakeContext ctx;
-  // libm loads anywhere and has none of the CUDA entry points.
-  Status s = RunNccl({{"nranks", 1}, {"library_paths", {"libm.so.6"}}}, ctx);
+  ImpostorDir fake("libcuda.so.1");
+  ASSERT_TRUE(fake.ok());
+  Status s = RunNccl({{"nranks", 1}, {"library_paths", {fake.dir()}}}, ctx);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_FALSE(ctx.results.empty());
   const Json& outcome = ctx.results.back().second;
@@ -121,7 +152,9 @@ TEST(NcclCommand, UniqueIdIsOneHundredTwentyEightBytesOfHex) {
 
 TEST(NcclCommand, ANonNcclLibraryIsASkipListingMissingSymbols) {
   FakeContext ctx;
-  ASSERT_TRUE(RunNcclId({{"library_paths", {"libm.so.6"}}}, ctx).ok());
+  ImpostorDir fake("libnccl.so.2");
+  ASSERT_TRUE(fake.ok());
+  ASSERT_TRUE(RunNcclId({{"library_paths", {fake.dir()}}}, ctx).ok());
   const Json& outcome = ctx.results.back().second;
   EXPECT_EQ(outcome.value("outcome", ""), "skip");
   EXPECT_NE(outcome.value("reason", "").find("lacks ncclGetVersion"),

@@ -239,6 +239,17 @@ std::vector<std::pair<std::string, std::string>> NcclEnvironment(
   return env;
 }
 
+std::vector<std::string> LibraryPathsFor(const std::vector<std::string>& paths,
+                                         const std::string& lib) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::string base = p.substr(p.find_last_of('/') + 1);
+    bool names_a_library = base.find(".so") != std::string::npos;
+    if (!names_a_library || base.rfind(lib, 0) == 0) out.push_back(p);
+  }
+  return out;
+}
+
 std::string CapLog(const std::string& text, size_t cap) {
   if (text.size() <= cap) return text;
   std::string marker = "\n[clustercheck: " + std::to_string(text.size()) +

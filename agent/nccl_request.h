@@ -70,6 +70,12 @@ size_t CountMismatches(const float* got, size_t count, size_t first_index,
 std::vector<std::pair<std::string, std::string>> NcclEnvironment(
     const NcclRequest& request, const std::string& log_dir);
 
+// The entries of library_paths meant for `lib` ("libcuda.so", "libnccl.so"):
+// directories, and files whose name starts with `lib`. A file given for
+// the other library is dropped, so it is not opened as the wrong one.
+std::vector<std::string> LibraryPathsFor(const std::vector<std::string>& paths,
+                                         const std::string& lib);
+
 // At most `cap` bytes: the head and the tail of the text with a marker
 // line saying how much was cut. Paths are logged at the start, errors at
 // the end; both matter.

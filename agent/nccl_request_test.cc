@@ -140,6 +140,17 @@ TEST(NcclRequest, EnvironmentForcesDebugAndKeepsExtraSubsystems) {
   EXPECT_EQ(m["NCCL_DEBUG_SUBSYS"], "INIT,NET");
 }
 
+TEST(NcclRequest, LibraryFilesGoOnlyToTheirOwnLibrary) {
+  std::vector<std::string> paths = {"/opt/nccl/lib", "/x/libnccl.so.2",
+                                    "/usr/lib/libcuda.so.1", "/lib64/"};
+  EXPECT_EQ(LibraryPathsFor(paths, "libnccl.so"),
+            (std::vector<std::string>{"/opt/nccl/lib", "/x/libnccl.so.2",
+                                      "/lib64/"}));
+  EXPECT_EQ(LibraryPathsFor(paths, "libcuda.so"),
+            (std::vector<std::string>{"/opt/nccl/lib", "/usr/lib/libcuda.so.1",
+                                      "/lib64/"}));
+}
+
 TEST(NcclRequest, LongLogsKeepHeadAndTail) {
   std::string text = "HEAD" + std::string(5000, 'x') + "TAIL";
   std::string cut = CapLog(text, 1000);

@@ -27,7 +27,9 @@ NcclRun::NcclRun(const CudaApi& cuda, const NcclApi& nccl,
 
 NcclRun::~NcclRun() {
   AbortAll();  // no-op after Finish()
-  if (gpus_busy_ && !StreamsIdle(Deadline::In(kIdleWait))) {
+  if (gpus_busy_) {
+    // cuMemFree and a context's destruction wait for running kernels; the
+    // agent must not hang in clean-up, so it leaks instead.
     ctx_.Log("warn",
              "GPU work still running after abort: buffers and contexts leaked");
     return;
@@ -181,7 +183,7 @@ Step NcclRun::WaitStreams(Deadline deadline, const std::string& step) {
                                     ": " + cuda_.Describe(q)};
       }
       ncclResult_t e = ncclSuccess;
-      nccl_.CommGetAsyncError(lr.comm, &e);
+      if (lr.comm != nullptr) nccl_.CommGetAsyncError(lr.comm, &e);
       if (e != ncclSuccess && e != ncclInProgress) {
         return {StepEnd::kFail, step + ": rank " + std::to_string(lr.rank) +
                                     ": " + nccl_.Describe(e, lr.comm)};
@@ -422,12 +424,17 @@ Step NcclRun::Finish() {
 }
 
 void NcclRun::AbortAll() {
+  bool aborted = false;
   for (auto& lr : ranks_) {
     if (lr.comm == nullptr) continue;
     cuda_.CtxSetCurrent(lr.ctx);
     nccl_.CommAbort(lr.comm);
     lr.comm = nullptr;
+    aborted = true;
   }
+  // Abort makes NCCL's kernels return; give them a moment before deciding
+  // whether the buffers can be freed.
+  if (aborted) gpus_busy_ = !StreamsIdle(Deadline::In(kIdleWait));
 }
 
 }  // namespace cc::agent
