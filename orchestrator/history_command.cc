@@ -1,67 +1,148 @@
 #include "orchestrator/history_command.h"
 
+#include <fstream>
+#include <optional>
+
 #include "common/outcome.h"
+#include "orchestrator/analysis.h"
+#include "orchestrator/diff.h"
 #include "orchestrator/store.h"
+#include "reports/html.h"
+#include "reports/json_report.h"
+#include "reports/junit.h"
 #include "reports/run_data.h"
 #include "reports/terminal.h"
 
 namespace cc {
+namespace {
 
-int ReportCommand(const ReportOptions& o) {
-  std::string path = o.db_path.empty() ? DefaultStorePath() : o.db_path;
+Result<std::unique_ptr<Store>> OpenStore(const std::string& db_path, std::FILE* err) {
+  std::string path = db_path.empty() ? DefaultStorePath() : db_path;
   auto store = Store::Open(path);
-  if (!store.ok()) {
-    std::fprintf(o.err, "clustercheck: %s\n", store.status().ToString().c_str());
-    return kExitUsage;
-  }
-  int64_t id = o.run_id;
+  if (!store.ok()) std::fprintf(err, "clustercheck: %s\n", store.status().ToString().c_str());
+  return store;
+}
+
+// Run `id`, or the latest when id is 0; prints why not on `err`.
+Result<RunData> Load(Store& store, int64_t id, std::FILE* err) {
   if (id == 0) {
-    auto latest = (*store)->LatestRunId();
+    auto latest = store.LatestRunId();
     if (!latest.ok()) {
-      std::fprintf(o.err, "clustercheck: no runs in %s yet (clustercheck run INVENTORY)\n", path.c_str());
-      return kExitUsage;
+      std::fprintf(err, "clustercheck: no runs in %s yet (clustercheck run INVENTORY)\n",
+                   store.path().c_str());
+      return latest.status();
     }
     id = *latest;
   }
-  auto data = LoadRunData(**store, id);
+  auto data = LoadRunData(store, id);
   if (!data.ok()) {
-    std::fprintf(o.err, "clustercheck: run %lld: %s\n", static_cast<long long>(id),
+    std::fprintf(err, "clustercheck: run %lld: %s\n", static_cast<long long>(id),
                  data.status().ToString().c_str());
+  }
+  return data;
+}
+
+bool WriteFile(const std::string& path, const std::string& text, std::FILE* err) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) {
+    std::fprintf(err, "clustercheck: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+// "2 hang, 5 fail, 1 warn" by verdict severity; "-" for none.
+std::string VerdictCounts(const std::vector<Verdict>& vs) {
+  OutcomeCounts c;
+  for (const auto& v : vs) c.Add(v.severity);
+  return vs.empty() ? "-" : c.ToString();
+}
+
+}  // namespace
+
+int ReportCommand(const ReportOptions& o) {
+  auto store = OpenStore(o.db_path, o.err);
+  if (!store.ok()) return kExitUsage;
+  auto data = Load(**store, o.run_id, o.err);
+  if (!data.ok()) return kExitUsage;
+  AnalysisOptions ao;
+  ao.outlier_fraction = o.outlier_fraction;
+  ao.min_busbw_gbps = o.min_busbw_gbps;
+  std::optional<RunData> baseline;
+  if (o.baseline_run != 0) {
+    auto b = Load(**store, o.baseline_run, o.err);
+    if (!b.ok()) return kExitUsage;
+    baseline = std::move(*b);
+    ao.baseline = &*baseline;
+  }
+  auto verdicts = Analyze(*data, ao);
+  if (!o.html_path.empty() && !WriteFile(o.html_path, RenderHtml(*data, verdicts), o.err)) {
+    return kExitUsage;
+  }
+  if (!o.junit_path.empty() && !WriteFile(o.junit_path, RenderJunit(*data), o.err)) {
     return kExitUsage;
   }
   if (o.json) {
-    std::fprintf(o.out, "%s\n", RunDataToJson(*data).dump(2).c_str());
+    std::fprintf(o.out, "%s\n", ReportJson(*data, verdicts).dump(2).c_str());
   } else {
     TerminalOptions to;
     to.color = o.color;
+    to.analysis = ao;
     std::fprintf(o.out, "%s", RenderTerminal(*data, to).c_str());
   }
   return kExitOk;
 }
 
 int HistoryCommand(const std::string& db_path, std::FILE* out, std::FILE* err) {
-  std::string path = db_path.empty() ? DefaultStorePath() : db_path;
-  auto store = Store::Open(path);
-  if (!store.ok()) {
-    std::fprintf(err, "clustercheck: %s\n", store.status().ToString().c_str());
-    return kExitUsage;
-  }
+  auto store = OpenStore(db_path, err);
+  if (!store.ok()) return kExitUsage;
   auto runs = (*store)->ListRuns(100);
   if (!runs.ok()) {
     std::fprintf(err, "clustercheck: %s\n", runs.status().ToString().c_str());
     return kExitUsage;
   }
-  std::fprintf(out, "%-5s %-20s %-11s %-4s %-16s %s\n", "run", "started", "status", "exit",
-               "inventory", "results");
+  std::fprintf(out, "%-5s %-20s %-11s %-4s %-16s %-5s %-26s %s\n", "run", "started", "status",
+               "exit", "inventory", "nodes", "verdicts", "results");
   for (const auto& r : *runs) {
     auto data = LoadRunData(**store, r.id);
-    std::string counts = data.ok() ? CountOutcomes(*data).ToString() : data.status().ToString();
-    std::fprintf(out, "%-5lld %-20s %-11s %-4d %-16s %s\n", static_cast<long long>(r.id),
+    std::string verdicts = "?", counts = "?", nodes = "?";
+    if (data.ok()) {
+      verdicts = VerdictCounts(Analyze(*data));
+      counts = CountOutcomes(*data).ToString();
+      nodes = std::to_string(data->NodeNames().size());
+    } else {
+      counts = data.status().ToString();
+    }
+    std::fprintf(out, "%-5lld %-20s %-11s %-4d %-16s %-5s %-26s %s\n", static_cast<long long>(r.id),
                  r.started_at.c_str(), r.status.c_str(), r.exit_code,
                  (r.inventory_name.empty() ? r.inventory_path : r.inventory_name).c_str(),
-                 counts.c_str());
+                 nodes.c_str(), verdicts.c_str(), counts.c_str());
   }
   return kExitOk;
+}
+
+int DiffCommand(const DiffCommandOptions& o) {
+  auto store = OpenStore(o.db_path, o.err);
+  if (!store.ok()) return kExitUsage;
+  if (o.a == 0) {
+    std::fprintf(o.err, "clustercheck: diff needs the earlier run's id\n");
+    return kExitUsage;
+  }
+  auto a = Load(**store, o.a, o.err);
+  if (!a.ok()) return kExitUsage;
+  auto b = Load(**store, o.b, o.err);
+  if (!b.ok()) return kExitUsage;
+  DiffOptions dopt;
+  dopt.tolerance = o.tolerance;
+  RunDiff diff = DiffRuns(*a, *b, dopt);
+  if (o.json) {
+    std::fprintf(o.out, "%s\n", DiffToJson(diff).dump(2).c_str());
+  } else {
+    std::fprintf(o.out, "%s", RenderDiff(diff).c_str());
+  }
+  return diff.worse() ? kExitFailed : kExitOk;
 }
 
 }  // namespace cc

@@ -55,15 +55,36 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
   run_cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
+  run_cmd->add_option("--rerun-failed", run.rerun_failed,
+                      "only the nodes and pairs that failed, hung or errored in this run");
+  run_cmd->add_flag("--dry-run", run.dry_run, "print the plan (stages, rounds, time) and stop");
 
   cc::ReportOptions report;
   auto* report_cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
   report_cmd->add_option("run", report.run_id, "run id");
   report_cmd->add_option("--db", db, "results database");
-  report_cmd->add_flag("--json", report.json, "JSON instead of the terminal report");
+  report_cmd->add_flag("--json", report.json, "JSON (run, verdicts, node table) instead of the terminal report");
+  report_cmd->add_option("--html", report.html_path, "also write a self-contained HTML page here");
+  report_cmd->add_option("--junit", report.junit_path, "also write JUnit XML here (CI gating)");
+  report_cmd->add_option("--baseline", report.baseline_run, "compare bandwidth with this run");
+  report_cmd->add_option("--outlier-fraction", report.outlier_fraction,
+                         "a pair below this fraction of the median is an outlier (default 0.8)")
+      ->check(CLI::Range(0.01, 1.0));
+  report_cmd->add_option("--min-busbw", report.min_busbw_gbps, "busbw floor in GB/s (default none)")
+      ->check(CLI::NonNegativeNumber);
 
   auto* history_cmd = app.add_subcommand("history", "list stored runs with their verdict counts");
   history_cmd->add_option("--db", db, "results database");
+
+  cc::DiffCommandOptions diff;
+  auto* diff_cmd = app.add_subcommand("diff", "what regressed or recovered between two runs");
+  diff_cmd->add_option("a", diff.a, "the earlier run")->required();
+  diff_cmd->add_option("b", diff.b, "the later run (default: the latest)");
+  diff_cmd->add_option("--db", db, "results database");
+  diff_cmd->add_option("--tolerance", diff.tolerance,
+                       "relative bandwidth change that counts (default 0.10)")
+      ->check(CLI::NonNegativeNumber);
+  diff_cmd->add_flag("--json", diff.json, "JSON instead of text");
 
   try {
     app.parse(argc, argv);
@@ -95,5 +116,7 @@ int main(int argc, char** argv) {
   report.color = tty;
   if (*report_cmd) return cc::ReportCommand(report);
   if (*history_cmd) return cc::HistoryCommand(db, stdout, stderr);
+  diff.db_path = db;
+  if (*diff_cmd) return cc::DiffCommand(diff);
   return cc::kExitUsage;
 }

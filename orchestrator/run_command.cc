@@ -7,6 +7,8 @@
 #include "common/hostlist.h"
 #include "orchestrator/fleet.h"
 #include "orchestrator/local_transport.h"
+#include "orchestrator/plan.h"
+#include "orchestrator/rerun.h"
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
 #include "reports/run_data.h"
@@ -117,6 +119,18 @@ int RunClusterCheck(const RunOptions& o) {
     std::fprintf(o.err, "clustercheck: %s\n", stages.status().message().c_str());
     return kExitUsage;
   }
+  nlohmann::json rerun_meta = nlohmann::json::object();
+  if (o.rerun_failed != 0) {
+    int rc = ApplyRerunFailed(o.db_path.empty() ? DefaultStorePath() : o.db_path,
+                              o.rerun_failed, *inv, rerun_meta, o.out, o.err);
+    if (rc >= 0) return rc;
+  }
+  if (o.dry_run) {
+    PlanOptions po;
+    po.fanout = o.fanout;
+    std::fprintf(o.out, "%s", DescribePlan(*inv, *stages, po).c_str());
+    return kExitOk;
+  }
   std::unique_ptr<Transport> owned;
   Transport* transport = o.transport;
   if (!transport) {
@@ -140,6 +154,7 @@ int RunClusterCheck(const RunOptions& o) {
   std::vector<std::string> names;
   for (const auto& n : inv->nodes) names.push_back(n.name);
   rec.meta = {{"nodes", names}, {"stages", *stages}, {"transport", inv->transport}};
+  rec.meta.update(rerun_meta);
   auto run_id = (*store)->BeginRun(rec);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());

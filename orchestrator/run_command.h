@@ -1,6 +1,7 @@
 // `clustercheck run`: inventory -> fleet -> stages -> store -> summary.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -16,6 +17,8 @@ struct RunOptions {
   std::vector<std::string> stages;    // empty = inventory's, else default
   std::string limit;                  // hostlist of nodes to keep, "" = all
   bool json = false;                  // JSON on stdout instead of the summary
+  int64_t rerun_failed = 0;           // only what failed in this run; 0 = off
+  bool dry_run = false;               // print the plan, contact nothing
   int fanout = 0;                     // 0 = inventory's ssh.fanout
   std::string agent_binary;           // "" = next to this executable
   std::string argv;                   // as typed, for the record

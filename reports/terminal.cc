@@ -4,18 +4,22 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 #include "common/hostlist.h"
+#include "reports/pair_matrix.h"
 
 namespace cc {
 namespace {
+
+const char* kReset = "\033[0m";
 
 const char* Colour(Outcome o) {
   switch (o) {
     case Outcome::kPass: return "\033[32m";
     case Outcome::kWarn: return "\033[33m";
     case Outcome::kSkip: return "\033[2m";
+    case Outcome::kHang: return "\033[35;1m";
+    case Outcome::kError: return "\033[33;1m";
     default: return "\033[31;1m";
   }
 }
@@ -26,25 +30,116 @@ std::string Upper(const char* s) {
   return o;
 }
 
-std::string Tag(Outcome o, bool color) {
-  std::string t = Upper(OutcomeName(o));
-  t.resize(5, ' ');
-  if (!color) return t;
-  return std::string(Colour(o)) + t + "\033[0m";
+std::string Pad(std::string s, size_t width) {
+  if (s.size() < width) s.resize(width, ' ');
+  return s;
 }
 
-// Problems fold by what they are: same stage, check, outcome and values
-// on several nodes become one line with a node range.
-struct Problem {
-  Outcome outcome;
-  std::string stage, check, value, expected;
-  bool operator<(const Problem& o) const {
-    return std::tie(o.outcome, stage, check, value, expected) <
-           std::tie(outcome, o.stage, o.check, o.value, o.expected);
+std::string Tag(Outcome o, bool color) {
+  std::string t = Pad(Upper(OutcomeName(o)), 5);
+  if (!color) return t;
+  return std::string(Colour(o)) + t + kReset;
+}
+
+std::string Paint(char c, bool color) {
+  if (!color || c == ' ') return std::string(1, c);
+  Outcome o = c == '.'   ? Outcome::kPass
+              : c == '~' ? Outcome::kWarn
+              : c == 'H' ? Outcome::kHang
+              : c == '-' ? Outcome::kSkip
+              : c == '?' ? Outcome::kError
+                         : Outcome::kFail;
+  return std::string(Colour(o)) + c + kReset;
+}
+
+// Column keys: a-z, then A-Z; a matrix with more classes than that is
+// too big for a terminal and is left to the HTML page.
+constexpr size_t kMaxColumns = 52;
+char ColumnKey(size_t i) { return i < 26 ? static_cast<char>('a' + i) : static_cast<char>('A' + i - 26); }
+
+void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs, bool color) {
+  if (vs.empty()) return;
+  o << "\nverdicts, worst first\n";
+  for (const auto& v : vs) {
+    o << "  " << Tag(v.severity, color) << " " << Pad(v.kind, 17) << " " << v.summary << "\n";
+    if (!v.next_step.empty()) o << Pad("", 26) << "-> " << v.next_step << "\n";
   }
-};
+}
+
+void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& opt) {
+  auto ms = BuildPairMatrices(d);
+  if (ms.empty()) return;
+  o << "\npair checks (row sends to column; . pass  ~ warn  X fail  H hang  - skip  ? error)\n";
+  for (const auto& m : ms) {
+    int total = m.counts.pass + m.counts.warn + m.counts.fail + m.counts.hang +
+                m.counts.skip + m.counts.error;
+    o << "  " << m.stage << " " << m.check << ": " << total << " results, " << m.counts.ToString();
+    bool all_pass = total == m.counts.pass;
+    if (all_pass && !opt.show_passes) {
+      o << " on " << FoldHostlist([&] {
+        std::vector<std::string> all;
+        for (const auto& mem : m.members) all.insert(all.end(), mem.begin(), mem.end());
+        return all;
+      }()) << "\n";
+      continue;
+    }
+    o << "\n";
+    if (m.labels.size() > kMaxColumns) {
+      o << "    (" << m.labels.size() << " distinct rows: see report --html)\n";
+      continue;
+    }
+    o << RenderMatrixText(m, opt.color) << "\n";
+  }
+}
+
+void StageCounts(std::ostringstream& o, const RunData& d) {
+  o << "\nstages\n";
+  std::vector<std::string> order;
+  std::map<std::string, OutcomeCounts> per_stage;
+  std::map<std::string, std::set<std::string>> stage_nodes;
+  std::map<std::string, size_t> stage_pairs;
+  for (const auto& r : d.node_results) {
+    if (!per_stage.count(r.stage)) order.push_back(r.stage);
+    per_stage[r.stage].Add(r.outcome);
+    stage_nodes[r.stage].insert(r.node);
+  }
+  for (const auto& r : d.pair_results) {
+    if (!per_stage.count(r.stage)) order.push_back(r.stage);
+    per_stage[r.stage].Add(r.outcome);
+    ++stage_pairs[r.stage];
+  }
+  for (const auto& s : order) {
+    o << "  " << Pad(s, 9);
+    std::string what = std::to_string(stage_nodes[s].size()) + " nodes";
+    if (stage_pairs[s]) {
+      what += std::string(stage_nodes[s].empty() ? "" : " +") + " " +
+              std::to_string(stage_pairs[s]) + " pair results";
+      if (stage_nodes[s].empty()) what = std::to_string(stage_pairs[s]) + " pair results";
+    }
+    o << Pad(what, 28) << per_stage[s].ToString() << "\n";
+  }
+  if (d.run.meta.contains("bytes_pushed")) {
+    o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
+  }
+  if (d.run.meta.contains("warnings")) {
+    for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
+  }
+}
 
 }  // namespace
+
+std::string RenderMatrixText(const PairMatrix& m, bool color) {
+  std::ostringstream o;
+  size_t width = 0;
+  for (const auto& l : m.labels) width = std::max(width, l.size());
+  o << "    " << Pad("", width + 2);
+  for (size_t j = 0; j < m.labels.size(); ++j) o << " " << ColumnKey(j);
+  for (size_t i = 0; i < m.labels.size(); ++i) {
+    o << "\n    " << ColumnKey(i) << " " << Pad(m.labels[i], width);
+    for (size_t j = 0; j < m.labels.size(); ++j) o << " " << Paint(CellChar(m.cells[i][j]), color);
+  }
+  return o.str();
+}
 
 std::string VerdictLine(const RunData& d) {
   OutcomeCounts c = CountOutcomes(d);
@@ -55,7 +150,7 @@ std::string VerdictLine(const RunData& d) {
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
     if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) {
-      bad_pairs.insert(r.src + ">" + r.dst);
+      bad_pairs.insert(std::min(r.src, r.dst) + ">" + std::max(r.src, r.dst));
     }
   }
   std::ostringstream o;
@@ -73,7 +168,8 @@ std::string VerdictLine(const RunData& d) {
   if (c.bad() > 0) {
     o << c.fail << " failed, " << c.hang << " hung";
     if (!bad_nodes.empty()) {
-      o << " on " << FoldHostlist({bad_nodes.begin(), bad_nodes.end()});
+      std::vector<std::string> sorted(bad_nodes.begin(), bad_nodes.end());
+      o << " on " << FoldHostlist(sorted);
     }
     if (!bad_pairs.empty()) o << "; " << bad_pairs.size() << " node pairs bad";
   } else {
@@ -86,85 +182,16 @@ std::string RenderTerminal(const RunData& d, const TerminalOptions& opt) {
   std::ostringstream o;
   auto names = d.NodeNames();
   o << VerdictLine(d) << "\n";
-  o << "run " << d.run.id << " of " << (d.run.inventory_name.empty() ? d.run.inventory_path : d.run.inventory_name)
-    << " (" << names.size() << " nodes), " << d.run.started_at
+  o << "run " << d.run.id << " of "
+    << (d.run.inventory_name.empty() ? d.run.inventory_path : d.run.inventory_name) << " ("
+    << names.size() << " nodes), " << d.run.started_at
     << (d.run.status == "running" ? " [did not finish]" : "") << "\n";
-
-  // What went wrong, worst first, folded by node ranges.
-  std::map<Problem, std::pair<std::vector<std::string>, std::string>> problems;
-  for (const auto& r : d.node_results) {
-    if (r.outcome == Outcome::kPass) continue;
-    Problem p{r.outcome, r.stage, r.check, r.value, r.expected};
-    auto& entry = problems[p];
-    entry.first.push_back(r.node);
-    if (entry.second.empty()) entry.second = r.message;
-  }
-  if (!problems.empty()) o << "\n";
-  for (const auto& [p, v] : problems) {
-    o << "  " << Tag(p.outcome, opt.color) << " " << p.stage << "/" << p.check
-      << "  " << FoldHostlist(v.first);
-    if (v.first.size() == 1) {
-      o << ": " << v.second;
-    } else {
-      o << ": " << v.second << (v.second.empty() ? "" : " (first of " + std::to_string(v.first.size()) + ")");
-    }
-    o << "\n";
-  }
-  // Pair problems: per stage/check, the bad pairs listed (capped).
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const PairResult*>> pair_problems;
-  for (const auto& r : d.pair_results) {
-    if (r.outcome == Outcome::kPass) continue;
-    pair_problems[{r.stage, r.check, OutcomeName(r.outcome)}].push_back(&r);
-  }
-  for (const auto& [k, rs] : pair_problems) {
-    o << "  " << Tag(rs.front()->outcome, opt.color) << " " << std::get<0>(k) << "/"
-      << std::get<1>(k) << "  " << rs.size() << " pair(s):";
-    size_t shown = 0;
-    for (const PairResult* r : rs) {
-      if (shown++ == 6) {
-        o << " ...";
-        break;
-      }
-      o << " " << r->src << "->" << r->dst << (r->state.empty() ? "" : "(" + r->state + ")");
-    }
-    o << "\n";
-  }
-
-  // Per stage: how many nodes/pairs, by outcome.
-  o << "\nstages\n";
-  std::vector<std::string> order;
-  std::map<std::string, OutcomeCounts> per_stage;
-  std::map<std::string, std::set<std::string>> stage_nodes;
-  for (const auto& r : d.node_results) {
-    if (!per_stage.count(r.stage)) order.push_back(r.stage);
-    per_stage[r.stage].Add(r.outcome);
-    stage_nodes[r.stage].insert(r.node);
-  }
-  std::map<std::string, size_t> stage_pairs;
-  for (const auto& r : d.pair_results) {
-    if (!per_stage.count(r.stage)) order.push_back(r.stage);
-    per_stage[r.stage].Add(r.outcome);
-    ++stage_pairs[r.stage];
-  }
-  for (const auto& s : order) {
-    o << "  " << s;
-    for (size_t i = s.size(); i < 9; ++i) o << ' ';
-    if (stage_pairs[s]) {
-      o << stage_pairs[s] << " pair checks";
-    } else {
-      o << stage_nodes[s].size() << " nodes";
-    }
-    o << ": " << per_stage[s].ToString() << "\n";
-  }
-  if (d.run.meta.contains("bytes_pushed")) {
-    o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
-  }
-  if (d.run.meta.contains("warnings")) {
-    for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
-  }
+  Verdicts(o, Analyze(d, opt.analysis), opt.color);
+  Matrices(o, d, opt);
+  StageCounts(o, d);
   if (!opt.db_path.empty()) {
-    o << "\nstored as run " << d.run.id << " in " << opt.db_path
-      << " (clustercheck report " << d.run.id << ")\n";
+    o << "\nstored as run " << d.run.id << " in " << opt.db_path << " (clustercheck report "
+      << d.run.id << ")\n";
   }
   return o.str();
 }

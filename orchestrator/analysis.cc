@@ -1,0 +1,336 @@
+// Node-level verdicts (connect, hangs, parity, failing node checks) and
+// the ordering of all verdicts. Pair rules live in analysis_pairs.cc.
+#include "orchestrator/analysis.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/hostlist.h"
+#include "orchestrator/analysis_internal.h"
+
+namespace cc {
+namespace analysis {
+
+NodeOrder::NodeOrder(const RunData& d) {
+  auto add = [&](const std::string& n) { index_.emplace(n, index_.size()); };
+  for (const auto& n : d.NodeNames()) add(n);
+  for (const auto& r : d.node_results) add(r.node);
+  for (const auto& r : d.pair_results) {
+    add(r.src);
+    add(r.dst);
+  }
+}
+
+size_t NodeOrder::Index(const std::string& node) const {
+  auto it = index_.find(node);
+  return it == index_.end() ? index_.size() : it->second;
+}
+
+std::vector<std::string> NodeOrder::Sorted(const std::set<std::string>& nodes) const {
+  std::vector<std::string> out(nodes.begin(), nodes.end());
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return Index(a) < Index(b);
+  });
+  return out;
+}
+
+std::string PortPhrase(const std::string& check, const nlohmann::json& evidence) {
+  std::string proto = check, port;
+  if (auto slash = check.find('/'); slash != std::string::npos) {
+    proto = check.substr(0, slash);
+    port = check.substr(slash + 1);
+  }
+  if (evidence.is_object() && evidence.contains("port_range") &&
+      evidence["port_range"].is_string()) {
+    port = evidence["port_range"].get<std::string>();
+  }
+  return port.empty() ? proto : proto + " " + port;
+}
+
+std::string NodesPhrase(const std::vector<std::string>& nodes) {
+  if (nodes.size() == 2) return nodes[0] + " and " + nodes[1];
+  return FoldHostlist(nodes);
+}
+
+}  // namespace analysis
+
+namespace {
+
+using analysis::IsBad;
+using analysis::NodeOrder;
+using analysis::NodesPhrase;
+using nlohmann::json;
+
+int KindRank(const std::string& kind) {
+  static const char* kOrder[] = {
+      "unreachable", "auth-failed", "host-key", "agent-failed", "hang",
+      "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
+      "node-fail", "bandwidth-outlier", "odd-version", "untested", "warning"};
+  for (size_t i = 0; i < std::size(kOrder); ++i) {
+    if (kind == kOrder[i]) return static_cast<int>(i);
+  }
+  return static_cast<int>(std::size(kOrder));
+}
+
+// Node results grouped by a key, nodes in run order within a group and
+// groups in the order first seen.
+template <typename Key>
+struct Groups {
+  std::vector<Key> order;
+  std::map<Key, std::vector<const NodeResult*>> members;
+  void Add(const Key& k, const NodeResult* r) {
+    auto [it, fresh] = members.try_emplace(k);
+    if (fresh) order.push_back(k);
+    it->second.push_back(r);
+  }
+};
+
+std::vector<std::string> NodesOf(const std::vector<const NodeResult*>& rs,
+                                 const NodeOrder& order) {
+  std::set<std::string> s;
+  for (const auto* r : rs) s.insert(r->node);
+  return order.Sorted(s);
+}
+
+json MessagesByNode(const std::vector<const NodeResult*>& rs) {
+  json m = json::object();
+  for (const auto* r : rs) m[r->node] = r->message;
+  return m;
+}
+
+struct ConnectKind {
+  const char* value;  // ErrorKindName of the failure, as stored in value
+  const char* kind;
+  const char* what;   // "<nodes> <what>"
+  const char* next;   // "<verb> <nodes> ..." with {} for the nodes
+};
+const ConnectKind kConnectKinds[] = {
+    {"unreachable", "unreachable", "cannot be reached over SSH",
+     "check that {} is up and answers SSH on its address (ping, ssh -v)"},
+    {"auth-failed", "auth-failed", "refused our SSH credentials",
+     "check the SSH user and key for {} (ssh-agent, the inventory's identity)"},
+    {"host-key-mismatch", "host-key",
+     "presented a host key that does not match known_hosts",
+     "if {} was reinstalled, verify its new key out of band and replace the "
+     "old one (ssh-keygen -R); otherwise treat it as an impostor"},
+    {"timeout", "hang", "did not answer in time while the agent started",
+     "log in to {} and look for what stalls (load, a hung mount, a full disk)"},
+};
+const ConnectKind kOtherConnect = {
+    "", "agent-failed", "could not start the agent",
+    "run the agent by hand on {} (clustercheck-agent --version) and read its "
+    "error"};
+
+std::string Fill(const std::string& tmpl, const std::string& nodes) {
+  std::string out = tmpl;
+  if (auto p = out.find("{}"); p != std::string::npos) out.replace(p, 2, nodes);
+  return out;
+}
+
+void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  Groups<std::string> g;
+  for (const auto& r : d.node_results) {
+    if (r.stage != "connect" || r.check != "agent") continue;
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
+    g.Add(r.value, &r);
+  }
+  for (const auto& value : g.order) {
+    const auto& rs = g.members[value];
+    const ConnectKind* ck = &kOtherConnect;
+    for (const auto& k : kConnectKinds) {
+      if (value == k.value) ck = &k;
+    }
+    Verdict v;
+    v.kind = ck->kind;
+    v.stage = "connect";
+    v.check = "agent";
+    v.severity = Outcome::kPass;
+    for (const auto* r : rs) v.severity = Worse(v.severity, r->outcome);
+    v.nodes = NodesOf(rs, order);
+    std::string who = NodesPhrase(v.nodes);
+    v.summary = who + " " + ck->what;
+    if (rs.size() == 1) v.summary += ": " + rs.front()->message;
+    v.evidence = {{"error", value}, {"messages", MessagesByNode(rs)}};
+    v.next_step = Fill(ck->next, who);
+    out.push_back(std::move(v));
+  }
+}
+
+// Pass findings of a parity check carry the majority as their value.
+std::string MajorityOf(const RunData& d, const std::string& check) {
+  for (const auto& r : d.node_results) {
+    if (r.stage == "parity" && r.check == check && r.outcome == Outcome::kPass) {
+      return r.value;
+    }
+  }
+  return "";
+}
+
+void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  Groups<std::string> g;
+  for (const auto& r : d.node_results) {
+    if (r.stage != "parity") continue;
+    if (r.outcome != Outcome::kFail && r.outcome != Outcome::kWarn) continue;
+    g.Add(r.check, &r);
+  }
+  for (const auto& check : g.order) {
+    const auto& rs = g.members[check];
+    Verdict v;
+    v.kind = "odd-version";
+    v.stage = "parity";
+    v.check = check;
+    v.severity = Outcome::kPass;
+    json values = json::object();
+    std::map<std::string, std::vector<std::string>> by_value;
+    for (const auto* r : rs) {
+      v.severity = Worse(v.severity, r->outcome);
+      values[r->node] = r->value;
+      by_value[r->value].push_back(r->node);
+    }
+    v.nodes = NodesOf(rs, order);
+    std::string expected = rs.front()->expected;
+    std::string majority = MajorityOf(d, check);
+    if (expected.empty()) expected = majority;
+    std::string have;
+    for (const auto& [value, nodes] : by_value) {
+      have += std::string(have.empty() ? "" : ", ") + FoldHostlist(nodes) +
+              (nodes.size() == 1 ? " has " : " have ") +
+              (value.empty() ? "nothing" : value);
+    }
+    v.summary = check + ": " + have;
+    if (!expected.empty()) v.summary += "; expected " + expected;
+    if (rs.size() == 1 && !rs.front()->message.empty()) {
+      v.summary += " (" + rs.front()->message + ")";
+    }
+    v.evidence = {{"field", check}, {"expected", expected}, {"majority", majority},
+                  {"values", values}};
+    std::string who = NodesPhrase(v.nodes);
+    v.next_step = expected.empty()
+                      ? "look at " + check + " on " + who + ": " + rs.front()->message
+                      : "bring " + check + " on " + who + " to " + expected +
+                            " like the rest of the cluster, or drain " + who;
+    out.push_back(std::move(v));
+  }
+}
+
+std::string NodeNextStep(const NodeResult& r, const std::string& who) {
+  if (r.stage == "nics") {
+    return "check the cable and switch port of " + who + "'s " + r.check +
+           (r.value.empty() ? "" : " (" + r.value + ")");
+  }
+  if (r.stage == "nccl") {
+    return "drain " + who + " and look at its GPUs (nvidia-smi topo -m, dmesg for Xid)";
+  }
+  return "look at " + r.stage + "/" + r.check + " on " + who;
+}
+
+// Hangs of node checks (connect hangs are connect verdicts), failing node
+// checks outside connect and parity, and checks that could not be tested.
+void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
+  Groups<Key> g;
+  for (const auto& r : d.node_results) {
+    if (r.stage == "connect" && r.check == "agent") continue;
+    if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
+    // Hangs and errors group per check; failures also by what the node has.
+    bool by_value = r.outcome == Outcome::kFail || r.outcome == Outcome::kWarn;
+    g.Add({r.stage, r.check, by_value ? r.value : "", r.outcome,
+           by_value ? r.expected : ""}, &r);
+  }
+  for (const auto& key : g.order) {
+    const auto& rs = g.members[key];
+    const NodeResult& first = *rs.front();
+    Verdict v;
+    v.stage = first.stage;
+    v.check = first.check;
+    v.severity = first.outcome;
+    v.nodes = NodesOf(rs, order);
+    std::string who = NodesPhrase(v.nodes);
+    std::string where = first.stage + "/" + first.check;
+    v.evidence = {{"messages", MessagesByNode(rs)}};
+    if (rs.size() == 1 && !first.evidence.empty()) v.evidence["details"] = first.evidence;
+    switch (first.outcome) {
+      case Outcome::kHang:
+        v.kind = "hang";
+        v.summary = where + " hung on " + who;
+        v.next_step = "look at " + who + ": what blocks " + where +
+                      " (dmesg for Xid, nvidia-smi, stuck processes); drain if it persists";
+        break;
+      case Outcome::kError:
+        v.kind = "untested";
+        v.summary = where + " could not be tested on " + who;
+        v.next_step = "fix what stopped the test on " + who + ": " + first.message;
+        break;
+      case Outcome::kWarn:
+        v.kind = "warning";
+        v.summary = where + " on " + who;
+        v.next_step = "review " + where + " on " + who;
+        break;
+      default:
+        v.kind = "node-fail";
+        v.summary = where + " fails on " + who;
+        if (!first.value.empty()) v.summary += ": " + first.value;
+        if (!first.expected.empty()) v.summary += " (expected " + first.expected + ")";
+        v.next_step = NodeNextStep(first, who);
+        break;
+    }
+    if (rs.size() == 1 && !first.message.empty() && first.outcome != Outcome::kError) {
+      v.summary += ": " + first.message;
+    }
+    out.push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options) {
+  NodeOrder order(data);
+  std::vector<Verdict> out;
+  ConnectVerdicts(data, order, out);
+  NodeCheckVerdicts(data, order, out);
+  ParityVerdicts(data, order, out);
+  analysis::AnalyzePairs(data, options, order, out);
+  auto first_index = [&](const Verdict& v) {
+    size_t i = SIZE_MAX;
+    for (const auto& n : v.nodes) i = std::min(i, order.Index(n));
+    return i;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Verdict& a, const Verdict& b) {
+    int sa = OutcomeSeverity(a.severity), sb = OutcomeSeverity(b.severity);
+    if (sa != sb) return sa > sb;
+    int ka = KindRank(a.kind), kb = KindRank(b.kind);
+    if (ka != kb) return ka < kb;
+    return first_index(a) < first_index(b);
+  });
+  return out;
+}
+
+json VerdictToJson(const Verdict& v) {
+  json pairs = json::array();
+  for (const auto& [s, d] : v.pairs) pairs.push_back({s, d});
+  return json{{"kind", v.kind},       {"severity", OutcomeName(v.severity)},
+              {"stage", v.stage},     {"check", v.check},
+              {"nodes", v.nodes},     {"pairs", pairs},
+              {"summary", v.summary}, {"next_step", v.next_step},
+              {"evidence", v.evidence}};
+}
+
+json VerdictsToJson(const std::vector<Verdict>& verdicts) {
+  json a = json::array();
+  for (const auto& v : verdicts) a.push_back(VerdictToJson(v));
+  return a;
+}
+
+}  // namespace cc

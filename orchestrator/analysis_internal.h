@@ -1,0 +1,45 @@
+// Helpers shared by analysis.cc (node verdicts) and analysis_pairs.cc
+// (pair and bandwidth verdicts). Not a public interface.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/analysis.h"
+
+namespace cc::analysis {
+
+inline bool IsBad(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
+inline bool IsGood(Outcome o) { return o == Outcome::kPass || o == Outcome::kWarn; }
+
+// Node names in run order; names the run did not list come after, in the
+// order first seen.
+class NodeOrder {
+ public:
+  explicit NodeOrder(const RunData& data);
+  size_t Index(const std::string& node) const;
+  // Sorted by run order, duplicates dropped.
+  std::vector<std::string> Sorted(const std::set<std::string>& nodes) const;
+
+ private:
+  std::map<std::string, size_t> index_;
+};
+
+// Pairs of one (stage, check) already named by a verdict, so that later
+// rules do not repeat them. Directed keys; an undirected claim adds both.
+using PairSet = std::set<std::pair<std::string, std::string>>;
+
+// The pair and bandwidth verdicts of one run (analysis_pairs.cc).
+void AnalyzePairs(const RunData& data, const AnalysisOptions& options,
+                  const NodeOrder& order, std::vector<Verdict>& out);
+
+// "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
+std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);
+
+// "gpu01", "gpu01 and gpu02", "gpu[01-04]" (folded).
+std::string NodesPhrase(const std::vector<std::string>& nodes);
+
+}  // namespace cc::analysis

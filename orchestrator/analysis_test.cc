@@ -1,0 +1,291 @@
+#include "orchestrator/analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace cc {
+namespace {
+
+RunData Cluster(int n) {
+  RunData d;
+  d.run.id = 7;
+  std::vector<std::string> names;
+  for (int i = 1; i <= n; ++i) names.push_back("n" + std::to_string(i));
+  d.run.meta["nodes"] = names;
+  return d;
+}
+
+void AddPair(RunData& d, const std::string& stage, const std::string& check,
+             const std::string& src, const std::string& dst, Outcome o,
+             std::optional<double> value = std::nullopt, const std::string& state = "") {
+  PairResult r;
+  r.stage = stage;
+  r.check = check;
+  r.src = src;
+  r.dst = dst;
+  r.outcome = o;
+  r.value = value;
+  r.unit = value ? "GB/s" : "";
+  r.state = state;
+  d.pair_results.push_back(r);
+}
+
+void AddNode(RunData& d, const std::string& node, const std::string& stage,
+             const std::string& check, Outcome o, const std::string& value = "",
+             const std::string& expected = "") {
+  NodeResult r;
+  r.node = node;
+  r.stage = stage;
+  r.check = check;
+  r.outcome = o;
+  r.value = value;
+  r.expected = expected;
+  r.message = stage + "/" + check + " on " + node;
+  d.node_results.push_back(r);
+}
+
+// Undirected: every pair once, src before dst; `bad` decides the outcome.
+template <typename F>
+void AllPairs(RunData& d, int n, const std::string& stage, const std::string& check, F outcome) {
+  for (int a = 1; a <= n; ++a) {
+    for (int b = a + 1; b <= n; ++b) {
+      AddPair(d, stage, check, "n" + std::to_string(a), "n" + std::to_string(b), outcome(a, b));
+    }
+  }
+}
+
+// Ports: both directions, open unless `outcome` says otherwise.
+template <typename F>
+void AllPorts(RunData& d, int n, F outcome) {
+  for (int a = 1; a <= n; ++a) {
+    for (int b = 1; b <= n; ++b) {
+      if (a == b) continue;
+      Outcome o = outcome(a, b);
+      AddPair(d, "ports", "tcp/29500", "n" + std::to_string(a), "n" + std::to_string(b), o,
+              std::nullopt, o == Outcome::kPass ? "open" : "filtered");
+    }
+  }
+}
+
+std::vector<const Verdict*> OfKind(const std::vector<Verdict>& vs, const std::string& kind) {
+  std::vector<const Verdict*> out;
+  for (const auto& v : vs) {
+    if (v.kind == kind) out.push_back(&v);
+  }
+  return out;
+}
+
+std::string Kinds(const std::vector<Verdict>& vs) {
+  std::string s;
+  for (const auto& v : vs) s += v.kind + "(" + v.summary + ") ";
+  return s;
+}
+
+TEST(Analysis, CleanRunHasNoVerdicts) {
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "nccl", "allreduce", [](int, int) { return Outcome::kPass; });
+  AddNode(d, "n1", "parity", "driver", Outcome::kPass, "550");
+  EXPECT_TRUE(Analyze(d).empty()) << Kinds(Analyze(d));
+}
+
+TEST(Analysis, ConnectFailuresAreNamedWithTheirReason) {
+  RunData d = Cluster(4);
+  AddNode(d, "n1", "connect", "agent", Outcome::kPass, "ready");
+  AddNode(d, "n2", "connect", "agent", Outcome::kFail, "unreachable");
+  AddNode(d, "n3", "connect", "agent", Outcome::kFail, "host-key-mismatch");
+  AddNode(d, "n4", "connect", "agent", Outcome::kFail, "unreachable");
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "unreachable");
+  EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n2", "n4"}));
+  EXPECT_NE(vs[0].next_step.find("n2 and n4"), std::string::npos) << vs[0].next_step;
+  EXPECT_EQ(vs[1].kind, "host-key");
+  EXPECT_EQ(vs[1].nodes, std::vector<std::string>{"n3"});
+  EXPECT_NE(vs[1].summary.find("host key"), std::string::npos);
+}
+
+TEST(Analysis, ANodeFailingWithEveryPartnerIsABadNodeNotManyLinks) {
+  RunData d = Cluster(5);
+  AllPairs(d, 5, "nccl", "allreduce",
+           [](int a, int b) { return a == 3 || b == 3 ? Outcome::kFail : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n3"});
+  EXPECT_EQ(vs[0].pairs.size(), 4u);
+  EXPECT_EQ(vs[0].next_step, "drain n3 and test it alone");
+}
+
+TEST(Analysis, ASinglePairFailingIsABadLink) {
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "mpi", "pingpong",
+           [](int a, int b) { return a == 2 && b == 4 ? Outcome::kFail : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-link");
+  EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n2", "n4"}));
+  EXPECT_EQ(vs[0].pairs, (std::vector<std::pair<std::string, std::string>>{{"n2", "n4"}}));
+}
+
+TEST(Analysis, TwoFailuresOfOneNodeAmongManyPartnersAreLinksNotANode) {
+  RunData d = Cluster(6);
+  AllPairs(d, 6, "nccl", "allreduce", [](int a, int b) {
+    return a == 1 && (b == 2 || b == 3) ? Outcome::kFail : Outcome::kPass;
+  });
+  auto vs = Analyze(d);
+  EXPECT_EQ(OfKind(vs, "bad-node").size(), 0u) << Kinds(vs);
+  EXPECT_EQ(OfKind(vs, "bad-link").size(), 2u) << Kinds(vs);
+}
+
+TEST(Analysis, AFailureInOneDirectionIsOneWayAndNamesTheReceiversFirewall) {
+  RunData d = Cluster(4);
+  AllPorts(d, 4, [](int a, int b) { return a == 1 && b == 2 ? Outcome::kFail : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "one-way");
+  EXPECT_EQ(vs[0].next_step, "allow tcp 29500 from n1 in n2's firewall");
+  EXPECT_EQ(vs[0].pairs.size(), 2u);  // both directions as evidence
+}
+
+TEST(Analysis, AReceiverFilteredFromEveryPeerIsPortBlockedOnThatNode) {
+  RunData d = Cluster(5);
+  AllPorts(d, 5, [](int, int b) { return b == 3 ? Outcome::kFail : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "port-blocked");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n3"});
+  EXPECT_EQ(vs[0].next_step, "open tcp 29500 inbound on n3's firewall");
+  EXPECT_EQ(vs[0].pairs.size(), 4u);
+}
+
+TEST(Analysis, APortClosedEverywhereIsBlockedClusterWideNotABadNode) {
+  RunData d = Cluster(4);
+  AllPorts(d, 4, [](int, int) { return Outcome::kFail; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "port-blocked");
+  EXPECT_EQ(vs[0].nodes.size(), 4u);
+  EXPECT_NE(vs[0].summary.find("6 of 6 pairs"), std::string::npos) << vs[0].summary;
+}
+
+TEST(Analysis, ASlowPairIsABandwidthOutlierAgainstTheMedian) {
+  RunData d = Cluster(4);
+  for (int a = 1; a <= 4; ++a) {
+    for (int b = a + 1; b <= 4; ++b) {
+      double v = (a == 2 && b == 3) ? 9.0 : 20.0;
+      AddPair(d, "nccl", "allreduce", "n" + std::to_string(a), "n" + std::to_string(b),
+              Outcome::kPass, v);
+    }
+  }
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bandwidth-outlier");
+  EXPECT_EQ(vs[0].severity, Outcome::kWarn);
+  EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_NE(vs[0].summary.find("45% of the median 20.0 GB/s"), std::string::npos) << vs[0].summary;
+  // Raising the bar below 45% makes it pass.
+  AnalysisOptions lax;
+  lax.outlier_fraction = 0.4;
+  EXPECT_TRUE(Analyze(d, lax).empty());
+}
+
+TEST(Analysis, APairSlowerThanInTheBaselineIsAnOutlierEvenAtTheMedian) {
+  RunData base = Cluster(2), now = Cluster(2);
+  base.run.id = 3;
+  AddPair(base, "nccl", "allreduce", "n1", "n2", Outcome::kPass, 40.0);
+  AddPair(now, "nccl", "allreduce", "n1", "n2", Outcome::kPass, 20.0);
+  EXPECT_TRUE(Analyze(now).empty());
+  AnalysisOptions o;
+  o.baseline = &base;
+  auto vs = Analyze(now, o);
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_NE(vs[0].summary.find("50% of run 3's 40.0 GB/s"), std::string::npos) << vs[0].summary;
+}
+
+TEST(Analysis, AFloorInGigabytesPerSecondCatchesUniformlySlowPairs) {
+  RunData d = Cluster(3);
+  AllPairs(d, 3, "nccl", "allreduce", [](int, int) { return Outcome::kPass; });
+  for (auto& r : d.pair_results) {
+    r.value = 5.0;
+    r.unit = "GB/s";
+  }
+  AnalysisOptions o;
+  o.min_busbw_gbps = 10;
+  EXPECT_EQ(OfKind(Analyze(d, o), "bandwidth-outlier").size(), 1u)
+      << "every pair is slow: one verdict per node would repeat; expect the node rule";
+}
+
+TEST(Analysis, ParityFailuresGroupByFieldWithTheExpectedValue) {
+  RunData d = Cluster(4);
+  for (int i = 1; i <= 4; ++i) {
+    std::string n = "n" + std::to_string(i);
+    bool odd = i == 4;
+    AddNode(d, n, "parity", "driver", odd ? Outcome::kFail : Outcome::kPass,
+            odd ? "535.104.05" : "550.54.15", odd ? "550.54.15" : "");
+    AddNode(d, n, "parity", "kernel", i >= 3 ? Outcome::kWarn : Outcome::kPass,
+            i >= 3 ? "6.1.0-17" : "6.1.0-18", i >= 3 ? "6.1.0-18" : "");
+  }
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "odd-version");
+  EXPECT_EQ(vs[0].check, "driver");
+  EXPECT_EQ(vs[0].severity, Outcome::kFail);
+  EXPECT_EQ(vs[0].summary, "driver: n4 has 535.104.05; expected 550.54.15 (parity/driver on n4)");
+  EXPECT_EQ(vs[1].check, "kernel");
+  EXPECT_EQ(vs[1].nodes, (std::vector<std::string>{"n3", "n4"}));
+  EXPECT_EQ(vs[1].severity, Outcome::kWarn);
+}
+
+TEST(Analysis, HangsAreNamedAndNotRepeatedAsLinks) {
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "nccl", "allreduce",
+           [](int a, int b) { return a == 1 && b == 4 ? Outcome::kHang : Outcome::kPass; });
+  AddNode(d, "n2", "nccl", "intra", Outcome::kHang);
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "hang");
+  EXPECT_EQ(vs[1].kind, "hang");
+  auto pair_hang = vs[0].pairs.empty() ? vs[1] : vs[0];
+  EXPECT_EQ(pair_hang.summary, "nccl allreduce hung between n1 and n4");
+}
+
+TEST(Analysis, VerdictsComeWorstFirst) {
+  RunData d = Cluster(4);
+  AddNode(d, "n1", "parity", "kernel", Outcome::kWarn, "a", "b");
+  AddNode(d, "n2", "connect", "agent", Outcome::kFail, "unreachable");
+  AddNode(d, "n3", "connect", "agent", Outcome::kHang, "timeout");
+  AddNode(d, "n4", "nics", "ib0", Outcome::kFail, "down", "up");
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 4u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "hang");
+  EXPECT_EQ(vs[1].kind, "unreachable");
+  EXPECT_EQ(vs[2].kind, "node-fail");
+  EXPECT_EQ(vs[2].next_step, "check the cable and switch port of n4's ib0 (down)");
+  EXPECT_EQ(vs[3].kind, "odd-version");
+}
+
+TEST(Analysis, ErroredPairsAreUntestedNotFailures) {
+  RunData d = Cluster(3);
+  AllPairs(d, 3, "mpi", "pingpong",
+           [](int a, int b) { return a == 1 && b == 2 ? Outcome::kError : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "untested");
+  EXPECT_EQ(vs[0].severity, Outcome::kError);
+}
+
+TEST(Analysis, VerdictJsonCarriesEverything) {
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "mpi", "pingpong",
+           [](int a, int b) { return a == 2 && b == 4 ? Outcome::kFail : Outcome::kPass; });
+  auto j = VerdictsToJson(Analyze(d));
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["kind"], "bad-link");
+  EXPECT_EQ(j[0]["severity"], "fail");
+  EXPECT_EQ(j[0]["pairs"][0][0], "n2");
+  EXPECT_EQ(j[0]["evidence"]["pairs"][0]["outcome"], "fail");
+}
+
+}  // namespace
+}  // namespace cc

@@ -1,0 +1,142 @@
+#include "orchestrator/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "orchestrator/schedule.h"
+#include "orchestrator/stage_settings.h"
+
+namespace cc {
+namespace {
+
+// Rough costs of one step, seen on small clusters; they make the estimate
+// an order of magnitude, not a promise.
+constexpr double kConnectWaveS = 3;      // ssh + push + hello, one window
+constexpr double kFactsWaveS = 5;        // agent facts, one window
+constexpr double kProbeS = 0.01;         // one open port answering
+constexpr double kNcclIntraS = 30;       // intra-node AllReduce over sizes
+constexpr double kNcclRoundS = 20;       // one round of pair AllReduces
+constexpr double kNcclClusterS = 30;     // the whole-cluster AllReduce
+constexpr double kMpiRoundS = 10;        // one round of MPI ping-pongs
+constexpr double kNicsRoundS = 2;        // one round of reachability probes
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Ports per node pair from [stages.ports] ports (ranges count in full)
+// plus the ephemeral samples; 2 (ssh and 29500) when not set.
+size_t PortCount(const Inventory& inv) {
+  nlohmann::json s = inv.StageSettings("ports");
+  size_t n = 0;
+  if (s.contains("ports") && s["ports"].is_array()) {
+    for (const auto& p : s["ports"]) {
+      if (p.is_number_integer()) {
+        ++n;
+      } else if (p.is_string()) {
+        auto r = ParsePortRange(p.get<std::string>());
+        if (r.ok()) n += static_cast<size_t>(r->second - r->first + 1);
+      }
+    }
+  } else {
+    n = 2;
+  }
+  if (s.contains("ephemeral_samples") && s["ephemeral_samples"].is_number_integer()) {
+    n += s["ephemeral_samples"].get<size_t>();
+  }
+  return n;
+}
+
+std::string RoundsPhrase(size_t pairs, size_t rounds, size_t per_round) {
+  return Plural(pairs, "pair", "pairs") + " in " + Plural(rounds, "round", "rounds") + " of " +
+         std::to_string(per_round);
+}
+
+}  // namespace
+
+std::string FormatDuration(double s) {
+  char buf[32];
+  if (s < 1) return "<1 s";
+  if (s < 90) {
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  } else if (s < 90 * 60) {
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  }
+  return buf;
+}
+
+std::vector<StagePlan> PlanStages(const Inventory& inv, const std::vector<std::string>& stages,
+                                  const PlanOptions& o) {
+  size_t n = inv.nodes.size();
+  size_t fanout = static_cast<size_t>(std::max(1, o.fanout > 0 ? o.fanout : inv.ssh.fanout));
+  size_t waves = n == 0 ? 0 : (n + fanout - 1) / fanout;
+  std::vector<std::string> names;
+  for (const auto& node : inv.nodes) names.push_back(node.name);
+  auto rounds = RoundRobinRounds(names);
+  size_t pairs = n * (n > 0 ? n - 1 : 0) / 2;
+  size_t per_round = rounds.empty() ? 0 : rounds.front().size();
+
+  std::vector<StagePlan> out;
+  out.push_back({"connect", Plural(n, "node", "nodes") + " (" + Plural(waves, "wave", "waves") +
+                                " of up to " + std::to_string(fanout) + ")",
+                 waves * kConnectWaveS});
+  for (const auto& stage : stages) {
+    StagePlan p{stage, "", 0};
+    if (stage == "facts") {
+      p.work = Plural(n, "node", "nodes");
+      p.estimate_s = waves * kFactsWaveS;
+    } else if (stage == "parity") {
+      p.work = Plural(n, "node", "nodes") + ", judged here (no remote work)";
+    } else if (stage == "nics") {
+      p.work = Plural(n, "node", "nodes") + ", " + RoundsPhrase(pairs, rounds.size(), per_round);
+      p.estimate_s = kFactsWaveS + rounds.size() * kNicsRoundS;
+    } else if (stage == "ports") {
+      size_t ports = PortCount(inv);
+      size_t probes = n * (n > 0 ? n - 1 : 0) * ports;
+      p.work = Plural(n * (n > 0 ? n - 1 : 0), "ordered pair", "ordered pairs") + " x " +
+               Plural(ports, "port", "ports") + " = " + Plural(probes, "probe", "probes");
+      double parallel = inv.StageSettings("ports").value("parallel", 32.0);
+      p.estimate_s = n == 0 ? 0 : 1 + probes * kProbeS / (n * parallel);
+    } else if (stage == "nccl") {
+      p.work = "intra-node on " + Plural(n, "node", "nodes") + ", " +
+               RoundsPhrase(pairs, rounds.size(), per_round) + ", then all " + std::to_string(n);
+      p.estimate_s = kNcclIntraS + rounds.size() * kNcclRoundS + (n > 2 ? kNcclClusterS : 0);
+    } else if (stage == "mpi") {
+      p.work = RoundsPhrase(pairs, rounds.size(), per_round) + ", then one collective";
+      p.estimate_s = rounds.size() * kMpiRoundS + kMpiRoundS;
+    } else if (stage == "sleep") {
+      double s = inv.StageSettings("sleep").value("seconds", 5.0);
+      p.work = Plural(n, "node", "nodes") + " sleep " + FormatDuration(s);
+      p.estimate_s = s;
+    } else {
+      p.work = "unknown stage";
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string DescribePlan(const Inventory& inv, const std::vector<std::string>& stages,
+                         const PlanOptions& o) {
+  auto plan = PlanStages(inv, stages, o);
+  size_t width = 0;
+  for (const auto& p : plan) width = std::max(width, p.work.size());
+  std::string s = "plan for " + (inv.name.empty() ? inv.path : inv.name) + ": " +
+                  Plural(inv.nodes.size(), "node", "nodes") + ", " +
+                  Plural(plan.size(), "stage", "stages") + " (dry run: nothing was contacted)\n";
+  double total = 0;
+  for (const auto& p : plan) {
+    std::string stage = p.stage, work = p.work;
+    stage.resize(std::max<size_t>(stage.size(), 9), ' ');
+    work.resize(width, ' ');
+    s += "  " + stage + work + "  ~" + FormatDuration(p.estimate_s) + "\n";
+    total += p.estimate_s;
+  }
+  s += "  total ~" + FormatDuration(total) + " (rough: assumes nothing times out)\n";
+  return s;
+}
+
+}  // namespace cc

@@ -1,0 +1,26 @@
+// `clustercheck report --html FILE`: one self-contained page (inline CSS
+// and SVG, no script, no fetch): the verdict and counts first, the
+// verdicts with next steps and evidence, a heatmap per pair check, the
+// node table with key facts (odd values marked), the node checks that did
+// not pass, and the run's metadata (versions, argv, inventory sha256,
+// times, stages).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "orchestrator/analysis.h"
+#include "reports/run_data.h"
+
+namespace cc {
+
+struct HtmlOptions {
+  // Matrices with at most this many nodes get one row per node; larger
+  // ones fold alike nodes into ranges.
+  size_t unfold_up_to = 48;
+};
+
+std::string RenderHtml(const RunData& data, const std::vector<Verdict>& verdicts,
+                       const HtmlOptions& options = {});
+
+}  // namespace cc

@@ -1,0 +1,16 @@
+#include "reports/json_report.h"
+
+#include "reports/node_table.h"
+#include "reports/terminal.h"
+
+namespace cc {
+
+nlohmann::json ReportJson(const RunData& data, const std::vector<Verdict>& verdicts) {
+  nlohmann::json j = RunDataToJson(data);
+  j["verdict"] = VerdictLine(data);
+  j["verdicts"] = VerdictsToJson(verdicts);
+  j["node_table"] = NodeTableToJson(BuildNodeTable(data));
+  return j;
+}
+
+}  // namespace cc

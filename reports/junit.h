@@ -1,0 +1,18 @@
+// `clustercheck report --junit FILE`: JUnit XML for CI gating. One
+// testsuite per stage; one testcase per node check (classname
+// "<stage>.<check>", name the node) and one per pair that did not pass
+// (name "src -> dst"). fail and hang are <failure> (type "fail"/"hang"),
+// error is <error>, skip is <skipped>; warnings pass with their message in
+// <system-out>. Passing pairs are counted in the suite's properties, not
+// listed, so 40k port probes do not make a 40k-testcase file.
+#pragma once
+
+#include <string>
+
+#include "reports/run_data.h"
+
+namespace cc {
+
+std::string RenderJunit(const RunData& data);
+
+}  // namespace cc

@@ -1,0 +1,119 @@
+// Golden-file tests of the terminal and JSON reports of a stored run with
+// faults in every stage (sample_runs_test.h). To regenerate after an
+// intended change: CLUSTERCHECK_UPDATE_GOLDEN=1 clustercheck_tests
+// --gtest_filter='ReportGolden.*', then review the diff of
+// tests/fixtures/golden/.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/analysis.h"
+#include "reports/json_report.h"
+#include "reports/sample_runs_test.h"
+#include "reports/terminal.h"
+
+namespace cc {
+namespace {
+
+std::string GoldenPath(const std::string& name) {
+  return std::string(CLUSTERCHECK_FIXTURES) + "/golden/" + name;
+}
+
+bool Updating() {
+  const char* u = std::getenv("CLUSTERCHECK_UPDATE_GOLDEN");
+  return u && std::string(u) == "1";
+}
+
+// Compares with the golden file, or rewrites it when updating. On a
+// mismatch, names the first differing line.
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  std::string path = GoldenPath(name);
+  if (Updating()) {
+    std::ofstream(path) << actual;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path << " missing; run with CLUSTERCHECK_UPDATE_GOLDEN=1";
+  std::stringstream want;
+  want << in.rdbuf();
+  if (want.str() == actual) return;
+  std::istringstream a(actual), w(want.str());
+  std::string la, lw;
+  int line = 0;
+  while (true) {
+    ++line;
+    bool ga = static_cast<bool>(std::getline(a, la));
+    bool gw = static_cast<bool>(std::getline(w, lw));
+    if (!ga && !gw) break;
+    if (la != lw || ga != gw) {
+      ADD_FAILURE() << path << ":" << line << " differs\n  want: " << lw << "\n  have: " << la
+                    << "\n(CLUSTERCHECK_UPDATE_GOLDEN=1 rewrites it after an intended change)";
+      return;
+    }
+  }
+  ADD_FAILURE() << path << " differs in line endings";
+}
+
+class ReportGolden : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cc-golden-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto store = Store::Open(dir_ + "/cc.db");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto ids = testdata::WriteSampleRuns(**store);
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    auto data = LoadRunData(**store, ids->faulty);
+    ASSERT_TRUE(data.ok()) << data.status().ToString();
+    data_ = *data;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  std::string dir_;
+  RunData data_;
+};
+
+TEST_F(ReportGolden, TerminalReportOfAFaultyRunMatchesTheGolden) {
+  TerminalOptions o;
+  o.db_path = "/var/lib/clustercheck/cc.db";
+  ExpectGolden("report.txt", RenderTerminal(data_, o));
+}
+
+TEST_F(ReportGolden, JsonReportOfAFaultyRunMatchesTheGolden) {
+  ExpectGolden("report.json", ReportJson(data_, Analyze(data_)).dump(2) + "\n");
+}
+
+TEST_F(ReportGolden, TheFaultyRunNamesAFaultInEveryStage) {
+  auto vs = Analyze(data_);
+  std::set<std::string> stages, kinds;
+  for (const auto& v : vs) {
+    stages.insert(v.stage);
+    kinds.insert(v.kind);
+  }
+  for (const char* s : {"connect", "parity", "nics", "ports", "nccl", "mpi"}) {
+    EXPECT_TRUE(stages.count(s)) << "no verdict in stage " << s;
+  }
+  for (const char* k : {"unreachable", "host-key", "hang", "odd-version", "bad-node",
+                        "port-blocked", "one-way", "bandwidth-outlier", "bad-link", "node-fail"}) {
+    EXPECT_TRUE(kinds.count(k)) << "no verdict of kind " << k;
+  }
+}
+
+TEST_F(ReportGolden, ColourAppearsOnlyWhenAsked) {
+  TerminalOptions o;
+  EXPECT_EQ(RenderTerminal(data_, o).find('\033'), std::string::npos);
+  o.color = true;
+  EXPECT_NE(RenderTerminal(data_, o).find("\033[31;1mX\033[0m"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cc
