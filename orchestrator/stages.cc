@@ -10,6 +10,8 @@ const std::vector<StageEntry>& Stages() {
       {"facts", "collect node facts through the agent", MakeFactsStage},
       {"parity", "judge versions against pins, the majority and rules",
        MakeParityStage},
+      {"ports", "every node pair, both ways: SSH, rendezvous and ephemeral ports",
+       MakePortsStage},
       // Diagnostics, not in the default list.
       {"sleep", "hold an agent busy on every node (tests of Ctrl-C)",
        MakeSleepStage, /*in_default=*/false},

@@ -1,0 +1,63 @@
+#!/bin/bash
+# bench/ports: the ports stage on N simulated nodes, all ordered pairs, 10
+# ports per receiver (its SSH port, the rendezvous port 29500 and 8 ports
+# of its ephemeral range): N*(N-1)*10 probes. Prints, per cluster size, the
+# probe phase (every node probing every other at once), the whole stage
+# (listen + probe + stop) and the run, with probes per second; then the
+# same with one node dropping tcp/29500, where some probes must wait for
+# their deadline (timeout_ms). Needs root.
+#   bench/ports.sh BUILD_DIR [NODES...]      (default: 16 32)
+set -u
+BUILD=${1:-build}
+shift
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(16 32)
+HERE=$(cd "$(dirname "$0")" && pwd)
+SC="$HERE/../tests/cluster/simcluster.sh"
+export SIMCLUSTER_PREFIX=ccpbench SIMCLUSTER_DIR=/tmp/simcluster-ccpbench
+D=$SIMCLUSTER_DIR
+TIMEOUT_MS=1000
+[ "$(id -u)" = 0 ] || { echo "bench/ports needs root"; exit 1; }
+trap '"$SC" down >/dev/null 2>&1' EXIT
+
+now() { date +%s.%N; }
+rows=()
+
+# run_once LABEL: one run of the ports stage on the cluster as it is.
+run_once() {
+  local label=$1 db=$D/bench.db t0 t1 meta
+  rm -f "$db"
+  t0=$(now)
+  "$BUILD/clustercheck" run "$D/bench.toml" --stages ports --db "$db" >"$D/run.out" 2>&1
+  t1=$(now)
+  meta=$(sqlite3 -separator ' ' "$db" "select json_extract(meta,'\$.ports.nodes'),
+      json_extract(meta,'\$.ports.probes'), json_extract(meta,'\$.ports.listen_ms'),
+      json_extract(meta,'\$.ports.probe_ms') from runs where id=1")
+  # shellcheck disable=SC2086  # word-split on purpose
+  set -- $meta
+  [ $# -eq 4 ] || { echo "no ports summary in the run:"; cat "$D/run.out"; return 1; }
+  local open
+  open=$(sqlite3 "$db" "select count(*) from pair_results where state='open'")
+  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10.2f %9.2f' "$label" "$1" "$2" "$open" \
+      "$(echo "$4 / 1000" | bc -l)" "$(echo "$2 / ($4 / 1000)" | bc -l)" \
+      "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)")")
+}
+
+for n in "${SIZES[@]}"; do
+  echo "bench/ports: bringing up $n nodes..." >&2
+  "$SC" up "$n" --base auto >/dev/null 2>&1 || { echo "simcluster up $n failed"; exit 1; }
+  { cat "$D/inventory.toml"
+    printf '\n[stages.ports]\nports = [29500]\nephemeral_samples = 8\ntimeout_ms = %d\n' $TIMEOUT_MS
+  } >"$D/bench.toml"
+  run_once clean || exit 1
+  "$SC" fault node2 iptables -A INPUT -p tcp --dport 29500 -j DROP
+  run_once "1 DROP" || exit 1
+  "$SC" fault node2 iptables -D INPUT -p tcp --dport 29500 -j DROP
+done
+
+printf '\nbench/ports: 10 ports per receiver (ssh, 29500, 8 ephemeral), timeout_ms %d, parallel 256\n' \
+  $TIMEOUT_MS
+printf '%-10s %5s %8s %8s %10s %12s %10s %9s\n' case nodes probes open "probe s" "probes/s" \
+  "listen s" "run s"
+printf '%s\n' "${rows[@]}"
+echo "(run s includes connecting, pushing the agent and the facts stage)"

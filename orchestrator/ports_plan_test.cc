@@ -1,0 +1,148 @@
+#include "orchestrator/ports_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace cc {
+namespace {
+
+using Json = nlohmann::json;
+
+TEST(ReadPortsSettings, DefaultsToTheRendezvousPortAndEightEphemeralPorts) {
+  auto s = ReadPortsSettings(Json::object());
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->ports, std::vector<int>{29500});
+  EXPECT_EQ(s->ephemeral_samples, 8);
+  EXPECT_GE(s->timeout_ms, 1);
+  EXPECT_EQ(s->parallel, 256);
+}
+
+TEST(ReadPortsSettings, ExpandsRangesSortsAndDropsDuplicates) {
+  auto s = ReadPortsSettings({{"ports", {29500, "60000-60003", 22, 60001}},
+                              {"ephemeral_samples", 0},
+                              {"timeout_ms", 300},
+                              {"parallel", 32}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->ports, (std::vector<int>{22, 29500, 60000, 60001, 60002, 60003}));
+  EXPECT_EQ(s->ephemeral_samples, 0);
+  EXPECT_EQ(s->timeout_ms, 300);
+  EXPECT_EQ(s->parallel, 32);
+}
+
+TEST(ReadPortsSettings, AHugeRangeIsAnErrorNamingTheKey) {
+  auto s = ReadPortsSettings({{"ports", {"1-65535"}}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().Is(ErrorKind::kBadInventory));
+  EXPECT_NE(s.status().message().find("stages.ports.ports"), std::string::npos);
+  EXPECT_NE(s.status().message().find("512"), std::string::npos);
+  EXPECT_TRUE(ReadPortsSettings({{"ports", {"1000-1511"}}}).ok());  // exactly 512
+  EXPECT_FALSE(ReadPortsSettings({{"ports", {"1000-1511", 2000}}}).ok());
+  EXPECT_FALSE(ReadPortsSettings({{"ports", {"9-3"}}}).ok());
+  EXPECT_FALSE(ReadPortsSettings({{"ephemeral_samples", 65}}).ok());
+}
+
+TEST(ParseListening, ReadsBoundPortsBindErrorsAndTheEphemeralSample) {
+  ReceiverInfo r;
+  Status s = ParseListening(
+      Json::parse(R"({"address":"10.0.0.3","bound":[29500],
+        "in_use":[{"port":8080,"error":"EADDRINUSE: Address already in use"}],
+        "ephemeral_range":[32768,60999],"ephemeral_sample":[34532,38061]})"),
+      &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(r.bound, std::set<int>{29500});
+  EXPECT_EQ(r.bind_errors.at(8080), "EADDRINUSE: Address already in use");
+  EXPECT_EQ(r.ephemeral, (std::vector<int>{34532, 38061}));
+  ASSERT_TRUE(r.ephemeral_range.has_value());
+  EXPECT_EQ(r.ephemeral_range->second, 60999);
+  EXPECT_FALSE(ParseListening(Json::parse(R"({"bound":[0]})"), &r).ok());
+  EXPECT_FALSE(ParseListening(Json::parse(R"({"in_use":[5]})"), &r).ok());
+  EXPECT_FALSE(ParseListening(Json("x"), &r).ok());
+}
+
+ReceiverInfo Receiver(const std::string& node, std::vector<int> bound, std::vector<int> eph) {
+  ReceiverInfo r;
+  r.node = node;
+  r.addr = "10.0.0." + node.substr(1);
+  r.ssh_port = 22;
+  r.bound = {bound.begin(), bound.end()};
+  r.ephemeral = eph;
+  return r;
+}
+
+TEST(PlanProbes, EverySenderProbesEveryOtherReceiversPortsButNeverItself) {
+  std::vector<ReceiverInfo> rs = {Receiver("n1", {29500}, {40001}),
+                                  Receiver("n2", {29500}, {40002, 50002}),
+                                  Receiver("n3", {29500}, {})};
+  auto plan = PlanProbes({"n1", "n2", "n3"}, rs, {29500});
+  // n1: n2 (22, 29500, 2 eph) + n3 (22, 29500) = 6; n2: n1 (22, 29500,
+  // 1 eph) + n3 2 = 5; n3: n1 3 + n2 4 = 7.
+  EXPECT_EQ(plan.size(), 18u);
+  for (const auto& p : plan) {
+    EXPECT_NE(p.src, p.dst);
+    EXPECT_EQ(p.plain, p.kind == PortKind::kSsh) << p.dst << ":" << p.port;
+  }
+  EXPECT_EQ(plan[0].src, "n1");
+  EXPECT_EQ(plan[0].dst, "n2");
+  EXPECT_EQ(plan[0].port, 22);
+  EXPECT_EQ(plan[0].addr, "10.0.0.2");
+}
+
+TEST(PlanProbes, APortHeldByAnotherProcessIsAPlainConnectCarryingTheBindError) {
+  ReceiverInfo r = Receiver("n2", {}, {});
+  r.bind_errors[29500] = "EADDRINUSE: Address already in use";
+  r.ssh_port.reset();  // local transport: no SSH port to check
+  auto plan = PlanProbes({"n1"}, {r}, {29500});
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_TRUE(plan[0].plain);
+  EXPECT_EQ(plan[0].bind_error, "EADDRINUSE: Address already in use");
+}
+
+TEST(PlanProbes, TheSshPortListedAgainIsProbedOnceAsSsh) {
+  auto plan = PlanProbes({"n1"}, {Receiver("n2", {29500}, {})}, {22, 29500});
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].kind, PortKind::kSsh);
+  EXPECT_EQ(plan[1].port, 29500);
+}
+
+PlannedProbe Probe(PortKind kind, bool plain = false, std::string bind_error = "") {
+  return {"n1", "n2", "10.0.0.2", kind == PortKind::kSsh ? 22 : 29500, kind, plain, bind_error};
+}
+
+TEST(JudgeProbe, MapsAgentStatesToStoredStatesAndOutcomes) {
+  std::map<std::string, std::string> tokens = {{"n2", "tok n2"}, {"n5", "tok n5"}};
+  auto j = [&](const PlannedProbe& p, const std::string& st, const std::string& reply = "") {
+    return JudgeProbe(p, st, reply, "", tokens);
+  };
+  EXPECT_EQ(j(Probe(PortKind::kListed), "open").outcome, Outcome::kPass);
+  auto ssh = j(Probe(PortKind::kSsh, true), "open-other", "SSH-2.0-OpenSSH_9.2p1");
+  EXPECT_EQ(ssh.state, "open");
+  EXPECT_EQ(ssh.outcome, Outcome::kPass);
+  EXPECT_NE(ssh.message.find("SSH-2.0"), std::string::npos);
+  auto held = j(Probe(PortKind::kListed, true, "EADDRINUSE: Address already in use"),
+                "open-other", "HTTP/1.0 400");
+  EXPECT_EQ(held.state, "in-use");
+  EXPECT_EQ(held.outcome, Outcome::kWarn);
+  EXPECT_NE(held.message.find("EADDRINUSE"), std::string::npos);
+  auto wrong = j(Probe(PortKind::kListed), "open-other", "tok n5");
+  EXPECT_EQ(wrong.state, "wrong-host");
+  EXPECT_NE(wrong.message.find("n5"), std::string::npos);
+  EXPECT_EQ(j(Probe(PortKind::kListed), "refused").state, "refused");
+  EXPECT_EQ(j(Probe(PortKind::kListed), "refused").outcome, Outcome::kFail);
+  EXPECT_EQ(j(Probe(PortKind::kEphemeral), "filtered").outcome, Outcome::kFail);
+  EXPECT_EQ(j(Probe(PortKind::kListed), "unreachable").state, "unreachable");
+  EXPECT_EQ(j(Probe(PortKind::kListed), "error").outcome, Outcome::kError);
+  // Nothing of ours listened and nothing else holds the port: untestable.
+  auto priv = j(Probe(PortKind::kListed, true, "EACCES: Permission denied"), "refused");
+  EXPECT_EQ(priv.outcome, Outcome::kError);
+  // But a DROP is still a DROP.
+  EXPECT_EQ(j(Probe(PortKind::kListed, true, "EACCES: Permission denied"), "filtered").outcome,
+            Outcome::kFail);
+}
+
+TEST(ProbePhaseMs, CoversEveryRoundOfTimeoutsPlusSlack) {
+  EXPECT_EQ(ProbePhaseMs(0, 256, 1500), 1500 + 10000);
+  EXPECT_EQ(ProbePhaseMs(256, 256, 1500), 1500 + 10000);
+  EXPECT_EQ(ProbePhaseMs(257, 256, 1500), 3000 + 10000);
+}
+
+}  // namespace
+}  // namespace cc

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The ports stage on an 8-node simulated cluster with the faults of issue 5:
+#   node3  INPUT DROP tcp/29500              -> filtered from every peer,
+#                                               a receiver verdict naming node3
+#   node5  INPUT REJECT tcp/29500 (tcp-reset) and tcp/29501 (REJECT's default
+#          icmp-port-unreachable)            -> refused
+#   node1  OUTPUT DROP of new connections to node2 only
+#                                            -> a one-way verdict for that pair
+#   node6  INPUT DROP of new connections to its ephemeral range
+#                                            -> an ephemeral verdict explaining NCCL
+#   node7  another process holds tcp/29500   -> in-use
+# and afterwards `ss` in every node shows nothing of ours listening.
+# ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
+#
+# The rules match SYNs only (--syn), as a stateful firewall would: a plain
+# "INPUT --dport 32768:60999 -j DROP" also drops the replies to the node's
+# own outgoing connections (they arrive on its ephemeral ports), and an
+# OUTPUT DROP to node2 also drops node1's answers to node2.
+set -u
+BUILD=${1:?build dir}
+here=$(cd "$(dirname "$0")" && pwd)
+sc=$here/simcluster.sh
+CC=$BUILD/clustercheck
+
+if [ "$(id -u)" != 0 ]; then echo "skip: needs root"; exit 77; fi
+command -v iptables >/dev/null || { echo "skip: no iptables"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
+[ -x "$CC" ] || { echo "FAIL: no $CC"; exit 1; }
+prefix=pt$(($$ % 100000))
+if ! ip netns add "$prefix-probe" 2>/dev/null; then
+  echo "skip: ip netns is not possible here"; exit 77
+fi
+ip netns del "$prefix-probe"
+
+dir=$(mktemp -d /tmp/ports-test.XXXXXX)
+export SIMCLUSTER_DIR=$dir SIMCLUSTER_PREFIX=$prefix
+squatter=""
+cleanup() {
+  [ -n "$squatter" ] && kill "$squatter" 2>/dev/null
+  "$sc" down >/dev/null 2>&1
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+failures=0
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
+DB=$dir/cc.db
+q() { sqlite3 "$DB" "$1"; }
+# expect "description" EXPECTED SQL: the query prints EXPECTED.
+expect() {
+  local got
+  got=$(q "$3")
+  if [ "$got" = "$2" ]; then ok "$1"; else not_ok "$1"; echo "  | expected '$2', got '$got'"; fi
+}
+# expect_like "description" PATTERN SQL: the query prints a line matching.
+expect_like() {
+  local got
+  got=$(q "$3")
+  if grep -q -- "$2" <<<"$got"; then ok "$1"; else not_ok "$1"; echo "  | no '$2' in: $got"; fi
+}
+
+"$sc" up 8 --base auto >"$dir/up.log" 2>&1 || { cat "$dir/up.log"; echo "FAIL: simcluster up"; exit 1; }
+addr() { "$sc" addr "$1"; }
+
+fault() { "$sc" fault "$@" || { echo "FAIL: fault $*"; exit 1; }; }
+fault node3 iptables -A INPUT -p tcp --dport 29500 -j DROP
+fault node5 iptables -A INPUT -p tcp --dport 29500 -j REJECT --reject-with tcp-reset
+fault node5 iptables -A INPUT -p tcp --dport 29501 -j REJECT
+fault node1 iptables -A OUTPUT -p tcp --syn -d "$(addr node2)" -j DROP
+fault node6 iptables -A INPUT -p tcp --syn --dport 32768:60999 -j DROP
+# A foreign server on node7's tcp/29500 (perl-base is on every Debian).
+"$sc" exec node7 perl -MIO::Socket::INET -e '
+  my $s = IO::Socket::INET->new(LocalAddr => "0.0.0.0", LocalPort => 29500,
+                                Listen => 64, ReuseAddr => 1) or die "listen: $!";
+  while (my $c = $s->accept) { print $c "HTTP/1.0 200 squatter\r\n"; close $c }' &
+squatter=$!
+for _ in $(seq 50); do
+  "$sc" exec node7 ss -Hltn 'sport = :29500' | grep -q LISTEN && break
+  sleep 0.1
+done
+
+cat >>"$dir/inventory.toml" <<'TOML'
+
+[stages]
+run = ["ports"]
+[stages.ports]
+ports = [29500, 29501]
+ephemeral_samples = 8
+timeout_ms = 1500
+TOML
+
+start=$(date +%s.%N)
+"$CC" run "$dir/inventory.toml" --stages ports --db "$DB" >"$dir/run.out" 2>"$dir/run.err"
+rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+echo "# clustercheck run exited $rc after ${secs}s"
+if [ $rc -ne 1 ]; then not_ok "run exits 1 (something failed)"; cat "$dir/run.out" "$dir/run.err"; fi
+sed 's/^/  > /' "$dir/run.out" | head -40
+
+P="stage='ports' and run_id=1"
+expect "every node listened" 8 \
+  "select count(*) from node_results where $P and check_name='listen' and outcome in ('pass','warn')"
+# 8 senders x 7 receivers x (ssh + 2 listed + 8 ephemeral) = 616 rows.
+expect "one row per (sender, receiver, port)" 616 "select count(*) from pair_results where $P"
+expect "ssh is open between healthy nodes" open \
+  "select state from pair_results where $P and src='node2' and dst='node4' and check_name='tcp/22'"
+expect "node3 drops tcp/29500: filtered from all 7 peers" "filtered|7" \
+  "select state, count(*) from pair_results where $P and dst='node3' and check_name='tcp/29500' group by state"
+expect "node3's other ports are open from node2" 0 \
+  "select count(*) from pair_results where $P and src='node2' and dst='node3' and check_name!='tcp/29500' and state!='open'"
+expect_like "the verdict names node3's INPUT" "node3 drops tcp/29500 from every peer: INPUT firewall on node3" \
+  "select message from node_results where $P and check_name='verdict:receiver' and node='node3'"
+expect "node5 refuses tcp/29500 (tcp-reset) from all 7 peers" "refused|7" \
+  "select state, count(*) from pair_results where $P and dst='node5' and check_name='tcp/29500' group by state"
+expect "node5 refuses tcp/29501 (icmp-port-unreachable) from all 7 peers" "refused|7" \
+  "select state, count(*) from pair_results where $P and dst='node5' and check_name='tcp/29501' group by state"
+expect_like "the verdict says node5 refuses" "node5 refuses tcp/29500,29501 from every peer" \
+  "select message from node_results where $P and check_name='verdict:receiver' and node='node5'"
+expect "node1 -> node2 fails on every port" 0 \
+  "select count(*) from pair_results where $P and src='node1' and dst='node2' and outcome!='fail'"
+expect "node2 -> node1 works on every port" 0 \
+  "select count(*) from pair_results where $P and src='node2' and dst='node1' and outcome!='pass'"
+expect_like "a one-way verdict for node1 -> node2" \
+  "node1 → node2 fails but node2 → node1 works: node1's OUTPUT or node2's INPUT filters that direction" \
+  "select message from node_results where $P and check_name='verdict:one-way'"
+expect "node6's ephemeral sample is filtered from every peer" "filtered|56" \
+  "select state, count(*) from pair_results where $P and dst='node6' and json_extract(evidence,'\$.kind')='ephemeral' group by state"
+expect_like "node6 is named with why NCCL needs the range" \
+  "NCCL opens its data sockets on ephemeral ports (net.ipv4.ip_local_port_range 32768-60999).*open tcp 32768-60999 on node6" \
+  "select message from node_results where $P and check_name='verdict:ephemeral' and node='node6'"
+expect "node7's tcp/29500 is in-use from every peer" "in-use|7" \
+  "select state, count(*) from pair_results where $P and dst='node7' and check_name='tcp/29500' group by state"
+expect_like "node7's listener result names the bind error" "EADDRINUSE" \
+  "select message from node_results where $P and check_name='listen' and node='node7'"
+expect "healthy pairs pass, e.g. node2 -> node4 on every port" 0 \
+  "select count(*) from pair_results where $P and src='node2' and dst='node4' and outcome!='pass'"
+expect "the summary is in the run's meta" 616 "select json_extract(meta,'\$.ports.probes') from runs where id=1"
+
+# Nothing of ours listens in any node (sshd on 22 and node7's squatter stay).
+leftover=""
+for i in $(seq 8); do
+  extra=$("$sc" exec "node$i" ss -Hltnp | grep -v -e ':22 ' -e '"sshd"' -e '"perl"' || true)
+  [ -z "$extra" ] || leftover="$leftover node$i: $extra"
+done
+if [ -z "$leftover" ]; then ok "ss shows nothing of ours listening in any node"; else
+  not_ok "listeners left:$leftover"; fi
+if pgrep -f "$dir/agent/agent-" >/dev/null; then not_ok "agents left running"; else ok "no agent left running"; fi
+
+[ $failures -eq 0 ] && echo "PASS" || echo "FAIL: $failures checks"
+[ $failures -eq 0 ]
