@@ -112,6 +112,20 @@ json Absent(const std::string& reason, const DynlibSearch& search) {
   return {{"status", "absent"}, {"reason", reason}, {"searched", search.SearchedJson()}};
 }
 
+// The library loaded but lacks a required entry point (not NVIDIA's, or far
+// too old).
+json MissingSymbol(const Dynlib& lib, const DynlibSearch& search, const std::string& err) {
+  return {{"status", "error"}, {"reason", lib.real_path() + ": " + err},
+          {"searched", search.SearchedJson()}, {"path", lib.real_path()}};
+}
+
+// Adds where the section's library came from.
+json WithOrigin(json out, const Dynlib& lib, const DynlibSearch& search) {
+  out["searched"] = search.SearchedJson();
+  out["path"] = lib.real_path();
+  return out;
+}
+
 std::vector<std::string> Candidates(const GpuProbeOptions& o, const std::string& file) {
   std::vector<std::string> dirs = o.library_paths;
   for (const char* d : kNvidiaLibDirs) dirs.push_back(d);
@@ -289,10 +303,7 @@ json CollectGpuFacts(const GpuProbeOptions& options) {
             lib.Bind("nvmlSystemGetDriverVersion", &api.driver_version, &err) &&
             lib.Bind("nvmlDeviceGetCount_v2", &api.device_count, &err) &&
             lib.Bind("nvmlDeviceGetHandleByIndex_v2", &api.handle_by_index, &err);
-  if (!ok) {
-    return {{"status", "error"}, {"reason", lib.real_path() + ": " + err},
-            {"searched", search.SearchedJson()}, {"path", lib.real_path()}};
-  }
+  if (!ok) return MissingSymbol(lib, search, err);
   // Optional entry points: an older driver lacks some; their fields go null.
   std::string ignored;
   lib.Bind("nvmlErrorString", &api.error_string, &ignored);
@@ -311,10 +322,7 @@ json CollectGpuFacts(const GpuProbeOptions& options) {
   lib.Bind("nvmlDeviceGetNvLinkState", &api.nvlink_state, &ignored);
   lib.Bind("nvmlDeviceGetNvLinkRemotePciInfo_v2", &api.nvlink_remote_pci, &ignored);
   lib.Bind("nvmlDeviceGetTopologyCommonAncestor", &api.common_ancestor, &ignored);
-  json out = GpuFactsFromApi(api);
-  out["searched"] = search.SearchedJson();
-  out["path"] = lib.real_path();
-  return out;
+  return WithOrigin(GpuFactsFromApi(api), lib, search);
 }
 
 json CollectCudaFacts(const GpuProbeOptions& options) {
@@ -327,15 +335,11 @@ json CollectCudaFacts(const GpuProbeOptions& options) {
   std::string err;
   if (!lib.Bind("cuInit", &api.init, &err) ||
       !lib.Bind("cuDriverGetVersion", &api.driver_get_version, &err)) {
-    return {{"status", "error"}, {"reason", lib.real_path() + ": " + err},
-            {"searched", search.SearchedJson()}, {"path", lib.real_path()}};
+    return MissingSymbol(lib, search, err);
   }
   std::string ignored;
   lib.Bind("cuGetErrorName", &api.get_error_name, &ignored);
-  json out = CudaFactsFromApi(api);
-  out["searched"] = search.SearchedJson();
-  out["path"] = lib.real_path();
-  return out;
+  return WithOrigin(CudaFactsFromApi(api), lib, search);
 }
 
 }  // namespace cc::agent

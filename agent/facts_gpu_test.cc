@@ -157,7 +157,8 @@ TEST_F(FactsGpuFake, GpusBehindNvSwitchesShowTheirLinkCount) {
   g_gpus = {{"NVIDIA H200", "00000000:18:00.0", 0x18, eighteen},
             {"NVIDIA H200", "00000000:2A:00.0", 0x2a, eighteen}};
   json g = GpuFactsFromApi(FakeApi());
-  EXPECT_EQ(g["topology"], json({{"X", "NV18"}, {"NV18", "X"}}));
+  json want = json::array({json::array({"X", "NV18"}), json::array({"NV18", "X"})});
+  EXPECT_EQ(g["topology"], want);
 }
 
 TEST_F(FactsGpuFake, ALostGpuIsAnErrorButTheOthersAreReported) {

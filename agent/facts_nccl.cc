@@ -185,16 +185,8 @@ json CollectNcclFacts(const std::vector<std::string>& library_paths,
 
 EnvMap ParseNcclConf(const std::string& text) {
   EnvMap m;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    line = Trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    std::string name = Trim(line.substr(0, eq));
-    if (name.empty() || name.find(' ') != std::string::npos) continue;
-    m[name] = Trim(line.substr(eq + 1));
+  for (auto& [k, v] : KeyValueLines(text)) {
+    if (k.find_first_of(" \t") == std::string::npos) m[k] = v;
   }
   return m;
 }

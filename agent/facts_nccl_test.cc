@@ -211,7 +211,9 @@ TEST(FactsNccl, LoginEnvOnTheRealRootRunsBash) {
   json e = CollectNcclEnv(Sysroot("/"), o);
   ASSERT_TRUE(e.contains("login_env"));
   EXPECT_TRUE(e["login_env"]["status"] == "ok" || e["login_env"]["status"] == "error");
-  if (e["login_env"]["status"] == "ok") EXPECT_EQ(e["env_source"], "login shell (bash -lc)");
+  if (e["login_env"]["status"] == "ok") {
+    EXPECT_EQ(e["env_source"], "login shell (bash -lc)");
+  }
 }
 
 }  // namespace

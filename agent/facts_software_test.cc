@@ -10,10 +10,9 @@ using nlohmann::json;
 const std::string kFixtures = CLUSTERCHECK_FIXTURES;
 
 TEST(FactsSoftware, GlibcBannerGivesTheReleaseWithoutTheFullStop) {
-  EXPECT_EQ(ParseGlibcBanner(std::string("x\0GNU C Library (Debian GLIBC 2.36-9) stable "
-                                         "release version 2.36.\n", 62))
-                .value_or(""),
-            "2.36");
+  using std::string_literals::operator""s;
+  std::string libc = "x\0GNU C Library (Debian GLIBC 2.36-9) stable release version 2.36.\n"s;
+  EXPECT_EQ(ParseGlibcBanner(libc).value_or(""), "2.36");
   EXPECT_FALSE(ParseGlibcBanner("no banner").has_value());
 }
 

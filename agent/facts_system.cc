@@ -112,15 +112,7 @@ void AddMemlock(const Sysroot& root, json* sys) {
 
 std::map<std::string, std::string> ParseOsRelease(const std::string& text) {
   std::map<std::string, std::string> kv;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    line = Trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    size_t eq = line.find('=');
-    if (eq == std::string::npos || eq == 0) continue;
-    kv[line.substr(0, eq)] = Unquote(line.substr(eq + 1));
-  }
+  for (auto& [k, v] : KeyValueLines(text)) kv[k] = Unquote(v);
   return kv;
 }
 

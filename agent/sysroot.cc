@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 namespace cc::agent {
 
@@ -106,6 +107,21 @@ std::string Trim(const std::string& s) {
   if (b == std::string::npos) return "";
   size_t e = s.find_last_not_of(ws);
   return s.substr(b, e - b + 1);
+}
+
+std::vector<std::pair<std::string, std::string>> KeyValueLines(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    line = Trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = Trim(line.substr(0, eq));
+    if (!name.empty()) out.emplace_back(name, Trim(line.substr(eq + 1)));
+  }
+  return out;
 }
 
 }  // namespace cc::agent

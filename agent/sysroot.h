@@ -49,4 +49,8 @@ class Sysroot {
 // Trims ASCII whitespace at both ends.
 std::string Trim(const std::string& s);
 
+// NAME=VALUE lines (os-release, nccl.conf): blank lines, '#' comments and
+// lines without '=' or with an empty name are skipped; both sides trimmed.
+std::vector<std::pair<std::string, std::string>> KeyValueLines(const std::string& text);
+
 }  // namespace cc::agent
