@@ -10,7 +10,8 @@ using K = StageSettingKey;
 
 const std::vector<std::string>& KnownStages() {
   static const std::vector<std::string> kStages = {"facts", "parity", "nics",
-                                                   "ports", "nccl",   "mpi"};
+                                                   "ports", "nccl",   "mpi",
+                                                   "sleep"};
   return kStages;
 }
 
@@ -60,6 +61,7 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nccl", "env", K::kStringTable, 0, "extra environment for every rank"},
 
       {"mpi", "mpirun", K::kString, 0, "path of mpirun"},
+      {"sleep", "seconds", K::kFloat, 0.001, "how long each agent stays busy"},
       {"mpi", "timeout_s", K::kFloat, 0.001, "deadline for one mpirun"},
       {"mpi", "extra_args", K::kStringArray, 0, "appended to mpirun's argv"},
   };
