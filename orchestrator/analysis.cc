@@ -18,7 +18,9 @@ namespace analysis {
 NodeOrder::NodeOrder(const RunData& d) {
   auto add = [&](const std::string& n) { index_.emplace(n, index_.size()); };
   for (const auto& n : d.NodeNames()) add(n);
-  for (const auto& r : d.node_results) add(r.node);
+  for (const auto& r : d.node_results) {
+    if (r.node != "*" && !IsStageVerdict(r)) add(r.node);
+  }
   for (const auto& r : d.pair_results) {
     add(r.src);
     add(r.dst);
@@ -69,7 +71,8 @@ int KindRank(const std::string& kind) {
   static const char* kOrder[] = {
       "unreachable", "auth-failed", "host-key", "agent-failed", "hang",
       "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
-      "node-fail", "bandwidth-outlier", "odd-version", "untested", "warning"};
+      "wrong-host", "node-fail", "bandwidth-outlier", "odd-version", "in-use",
+      "untested", "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
   }
@@ -234,6 +237,7 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
   Groups<Key> g;
   for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r)) continue;
     if (r.stage == "connect" && r.check == "agent") continue;
     if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
     if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
@@ -286,6 +290,58 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   }
 }
 
+// A stage's own kinds in the vocabulary of analysis.h; unknown kinds are
+// kept as they are.
+std::string UnifiedKind(const std::string& stage_kind) {
+  static const std::map<std::string, std::string> kMap = {
+      {"nothing", "widespread"},       {"isolated", "bad-node"},
+      {"sender", "bad-node"},          {"receiver", "port-blocked"},
+      {"ephemeral", "port-blocked"},   {"port-everywhere", "port-blocked"},
+      {"pair", "bad-link"},            {"one-way", "one-way"},
+      {"wrong-host", "wrong-host"},    {"in-use", "in-use"}};
+  auto it = kMap.find(stage_kind);
+  return it == kMap.end() ? stage_kind : it->second;
+}
+
+// Stored "verdict:<kind>" rows become verdicts as they are; returns the
+// stages that attributed their own failures.
+std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
+                                    std::vector<Verdict>& out) {
+  std::set<std::string> stages;
+  for (const auto& r : d.node_results) {
+    if (!IsStageVerdict(r)) continue;
+    stages.insert(r.stage);
+    const json& e = r.evidence;
+    Verdict v;
+    std::string kind = r.check.substr(std::string("verdict:").size());
+    v.kind = UnifiedKind(kind);
+    v.severity = r.outcome;
+    v.stage = r.stage;
+    v.check = r.value;
+    v.summary = r.message;
+    std::set<std::string> nodes;
+    if (e.contains("nodes") && e["nodes"].is_array()) {
+      for (const auto& n : e["nodes"]) {
+        if (n.is_string()) nodes.insert(n.get<std::string>());
+      }
+    }
+    v.nodes = order.Sorted(nodes);
+    if (e.contains("node_pairs") && e["node_pairs"].is_array()) {
+      for (const auto& p : e["node_pairs"]) {
+        if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
+          v.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+        }
+      }
+    }
+    v.next_step = e.value("next_step", std::string());
+    v.evidence = e;
+    v.evidence["stage_kind"] = kind;
+    for (const char* k : {"nodes", "node_pairs", "next_step", "kind"}) v.evidence.erase(k);
+    out.push_back(std::move(v));
+  }
+  return stages;
+}
+
 }  // namespace
 
 double Median(std::vector<double> values) {
@@ -301,7 +357,8 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   ConnectVerdicts(data, order, out);
   NodeCheckVerdicts(data, order, out);
   ParityVerdicts(data, order, out);
-  analysis::AnalyzePairs(data, options, order, out);
+  auto attributed = StageVerdicts(data, order, out);
+  analysis::AnalyzePairs(data, options, order, attributed, out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;
     for (const auto& n : v.nodes) i = std::min(i, order.Index(n));

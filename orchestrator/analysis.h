@@ -21,6 +21,13 @@
 //   node-fail     other failing node checks (nics link down, intra-node
 //                 NCCL, ...), alike nodes folded
 //   untested      checks that ended in `error` (could not be tested)
+//   wrong-host, in-use, ...   kinds only a stage's own attribution knows
+//
+// A stage that attributes its own pair failures stores them as
+// "verdict:<kind>" node results (run_data.h IsStageVerdict; the ports
+// stage does). They are taken as they are, their kinds mapped onto the
+// list above, and the pair rules are not run again for that stage (its
+// bandwidth and hangs still are).
 //
 // Pure: no I/O; thread-safe.
 #pragma once

@@ -32,9 +32,12 @@ class NodeOrder {
 // rules do not repeat them. Directed keys; an undirected claim adds both.
 using PairSet = std::set<std::pair<std::string, std::string>>;
 
-// The pair and bandwidth verdicts of one run (analysis_pairs.cc).
+// The pair and bandwidth verdicts of one run (analysis_pairs.cc). Stages
+// in `attributed` stored their own verdicts: only their bandwidth and
+// hangs are judged here.
 void AnalyzePairs(const RunData& data, const AnalysisOptions& options,
-                  const NodeOrder& order, std::vector<Verdict>& out);
+                  const NodeOrder& order, const std::set<std::string>& attributed,
+                  std::vector<Verdict>& out);
 
 // "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
 std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);

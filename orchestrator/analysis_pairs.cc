@@ -38,8 +38,9 @@ std::vector<CheckPairs> GroupByCheck(const RunData& d) {
   std::vector<CheckPairs> out;
   std::map<std::pair<std::string, std::string>, size_t> index;
   for (const auto& r : d.pair_results) {
-    auto [it, fresh] = index.try_emplace({r.stage, r.check}, out.size());
-    if (fresh) out.push_back({r.stage, r.check, {}, r.stage == "ports"});
+    std::string check = MatrixCheck(r);
+    auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
+    if (fresh) out.push_back({r.stage, check, {}, r.stage == "ports"});
     auto& slot = out[it->second].results[{r.src, r.dst}];
     if (!slot || OutcomeSeverity(r.outcome) > OutcomeSeverity(slot->outcome)) slot = &r;
   }
@@ -105,9 +106,11 @@ class CheckAnalysis {
                 const CheckPairs& c, std::vector<Verdict>& out)
       : d_(d), o_(o), order_(order), c_(c), links_(Links(c, order)), out_(out) {}
 
-  void Run() {
+  // `attributed`: the stage named its own bad nodes and links.
+  void Run(bool attributed) {
     Bandwidth();
     Hangs();
+    if (attributed) return;
     BadNodes();
     Rest();
   }
@@ -519,9 +522,9 @@ void CheckAnalysis::Rest() {
 }  // namespace
 
 void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
-                  std::vector<Verdict>& out) {
+                  const std::set<std::string>& attributed, std::vector<Verdict>& out) {
   for (const auto& c : GroupByCheck(data)) {
-    CheckAnalysis(data, options, order, c, out).Run();
+    CheckAnalysis(data, options, order, c, out).Run(attributed.count(c.stage) > 0);
   }
 }
 

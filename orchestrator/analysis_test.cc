@@ -275,6 +275,32 @@ TEST(Analysis, ErroredPairsAreUntestedNotFailures) {
   EXPECT_EQ(vs[0].severity, Outcome::kError);
 }
 
+TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
+  RunData d = Cluster(5);
+  AllPorts(d, 5, [](int, int b) { return b == 3 ? Outcome::kFail : Outcome::kPass; });
+  NodeResult v;
+  v.node = "n3";
+  v.stage = "ports";
+  v.check = "verdict:receiver";
+  v.outcome = Outcome::kFail;
+  v.value = "tcp/29500";
+  v.message = "n3 drops tcp/29500 from every peer";
+  v.evidence = {{"kind", "receiver"},
+                {"nodes", {"n3"}},
+                {"next_step", "open tcp 29500 in n3's INPUT chain"},
+                {"node_pairs", {{"n1", "n3"}, {"n2", "n3"}}}};
+  d.node_results.push_back(v);
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "port-blocked");
+  EXPECT_EQ(vs[0].check, "tcp/29500");
+  EXPECT_EQ(vs[0].summary, "n3 drops tcp/29500 from every peer");
+  EXPECT_EQ(vs[0].next_step, "open tcp 29500 in n3's INPUT chain");
+  EXPECT_EQ(vs[0].pairs.size(), 2u);
+  EXPECT_EQ(vs[0].evidence["stage_kind"], "receiver");
+  EXPECT_EQ(CountOutcomes(d).fail, 4) << "the verdict row is not a check";
+}
+
 TEST(Analysis, VerdictJsonCarriesEverything) {
   RunData d = Cluster(4);
   AllPairs(d, 4, "mpi", "pingpong",

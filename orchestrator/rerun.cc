@@ -21,7 +21,8 @@ RerunSelection SelectFailed(const RunData& d) {
   std::set<std::string> nodes;
   bool everyone = false;
   for (const auto& r : d.node_results) {
-    if (!Rerun(r.outcome)) continue;
+    // A stage's verdicts name nodes that its failed pairs name too.
+    if (!Rerun(r.outcome) || IsStageVerdict(r)) continue;
     if (r.node == "*") {
       everyone = true;
     } else {

@@ -164,14 +164,17 @@ void Nodes(std::ostringstream& o, const RunData& d) {
 
 void NodeChecks(std::ostringstream& o, const RunData& d) {
   std::vector<const NodeResult*> rs;
+  size_t total = 0;
   for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r)) continue;
+    ++total;
     if (r.outcome != Outcome::kPass) rs.push_back(&r);
   }
   std::stable_sort(rs.begin(), rs.end(), [](const NodeResult* a, const NodeResult* b) {
     return OutcomeSeverity(a->outcome) > OutcomeSeverity(b->outcome);
   });
   o << "<section id=\"checks\"><h2>Node checks that did not pass<small>" << rs.size()
-    << " of " << d.node_results.size() << "</small></h2>\n";
+    << " of " << total << "</small></h2>\n";
   if (rs.empty()) {
     o << "<div class=\"ok\">Every node check passed.</div></section>\n";
     return;

@@ -43,11 +43,12 @@ std::vector<Raw> Collect(const RunData& d) {
   std::map<std::pair<std::string, std::string>, size_t> index;
   std::vector<std::vector<const PairResult*>> results;
   for (const auto& r : d.pair_results) {
-    auto [it, fresh] = index.try_emplace({r.stage, r.check}, out.size());
+    std::string check = MatrixCheck(r);
+    auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
     if (fresh) {
       Raw raw;
       raw.stage = r.stage;
-      raw.check = r.check;
+      raw.check = check;
       out.push_back(std::move(raw));
       results.emplace_back();
     }

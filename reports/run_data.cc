@@ -12,9 +12,20 @@ std::vector<std::string> RunData::NodeNames() const {
   }
   for (const auto& n : nodes) out.push_back(n.node);
   for (const auto& r : node_results) {
+    if (r.node == "*" || IsStageVerdict(r)) continue;
     if (std::find(out.begin(), out.end(), r.node) == out.end()) out.push_back(r.node);
   }
   return out;
+}
+
+bool IsStageVerdict(const NodeResult& r) { return r.check.rfind("verdict:", 0) == 0; }
+
+std::string MatrixCheck(const PairResult& r) {
+  if (r.stage == "ports" && r.evidence.is_object() &&
+      r.evidence.value("kind", std::string()) == "ephemeral") {
+    return "tcp/ephemeral";
+  }
+  return r.check;
 }
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id) {
@@ -63,7 +74,9 @@ std::string OutcomeCounts::ToString() const {
 
 OutcomeCounts CountOutcomes(const RunData& data) {
   OutcomeCounts c;
-  for (const auto& r : data.node_results) c.Add(r.outcome);
+  for (const auto& r : data.node_results) {
+    if (!IsStageVerdict(r)) c.Add(r.outcome);
+  }
   for (const auto& r : data.pair_results) c.Add(r.outcome);
   return c;
 }

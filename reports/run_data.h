@@ -20,7 +20,18 @@ struct RunData {
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id);
 
-// Counts of outcomes over node and pair results.
+// A stage's own attribution stored as a node result: check
+// "verdict:<kind>", node a hostlist or "*", evidence with "nodes",
+// "node_pairs" and "next_step" (the ports stage writes these). They are
+// verdicts, not node checks: counts, node lists and JUnit leave them out.
+bool IsStageVerdict(const NodeResult& r);
+
+// The matrix a pair result belongs to: its check, except that the ports
+// stage's ephemeral samples (a different random port per receiver) share
+// one "tcp/ephemeral".
+std::string MatrixCheck(const PairResult& r);
+
+// Counts of outcomes over node and pair results (stage verdicts left out).
 struct OutcomeCounts {
   int pass = 0, warn = 0, fail = 0, hang = 0, skip = 0, error = 0;
   void Add(Outcome o);

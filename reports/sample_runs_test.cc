@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/hostlist.h"
+#include "orchestrator/ports_verdict.h"
+
 namespace cc::testdata {
 namespace {
 
@@ -195,27 +198,48 @@ void FaultyParityAndNics(Writer& w) {
   }
 }
 
+// As the ports stage stores it: a listen result per node, every probe,
+// then its own attribution (AttributePorts) as "verdict:<kind>" rows.
 void FaultyPorts(Writer& w) {
   auto nodes = Names(5);
-  for (const auto& a : nodes) {
-    for (const auto& b : nodes) {
-      if (a == b) continue;
-      w.Pair("ports", a, b, "tcp/22", Outcome::kPass, "open", std::nullopt, "");
-    }
+  for (const auto& n : nodes) {
+    w.Node("ports", n, "listen", Outcome::kPass, "", "",
+           "listened on tcp/22,29500 at 10.0.0." + n.substr(4));
   }
-  for (const auto& a : nodes) {
-    for (const auto& b : nodes) {
-      if (a == b) continue;
-      if (b == "gpu03") {
-        w.Pair("ports", a, b, "tcp/29500", Outcome::kFail, "filtered", std::nullopt,
-               "no answer within 2000 ms");
-      } else if (a == "gpu01" && b == "gpu02") {
-        w.Pair("ports", a, b, "tcp/29500", Outcome::kFail, "refused", std::nullopt,
-               "connection refused");
-      } else {
-        w.Pair("ports", a, b, "tcp/29500", Outcome::kPass, "open", std::nullopt, "");
+  std::vector<PortCell> cells;
+  for (int port : {22, 29500}) {
+    PortKind kind = port == 22 ? PortKind::kSsh : PortKind::kListed;
+    for (const auto& a : nodes) {
+      for (const auto& b : nodes) {
+        if (a == b) continue;
+        std::string state = "open", message;
+        if (port == 29500 && b == "gpu03") {
+          state = "filtered";
+          message = "no answer within 2000 ms";
+        } else if (port == 29500 && a == "gpu01" && b == "gpu02") {
+          state = "refused";
+          message = "connection refused";
+        }
+        Outcome o = state == "open" ? Outcome::kPass : Outcome::kFail;
+        w.Pair("ports", a, b, "tcp/" + std::to_string(port), o, state, std::nullopt, message,
+               {{"kind", PortKindName(kind)}, {"addr", "10.0.0." + b.substr(4)}});
+        cells.push_back({a, b, port, kind, state, o});
       }
     }
+  }
+  for (const PortVerdict& v : AttributePorts(nodes, cells, {})) {
+    json ev = v.evidence;
+    ev["kind"] = v.kind;
+    ev["nodes"] = v.nodes;
+    ev["next_step"] = v.next_step;
+    json pairs = json::array();
+    for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
+    ev["node_pairs"] = pairs;
+    std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
+                       : v.kind == "one-way" || v.kind == "pair"       ? v.nodes.at(0)
+                                                                       : FoldHostlist(v.nodes);
+    w.Node("ports", node, "verdict:" + v.kind, v.severity, FormatTcpPorts(v.ports), "", v.message,
+           ev);
   }
 }
 

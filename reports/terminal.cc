@@ -99,9 +99,10 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   std::map<std::string, std::set<std::string>> stage_nodes;
   std::map<std::string, size_t> stage_pairs;
   for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r)) continue;
     if (!per_stage.count(r.stage)) order.push_back(r.stage);
     per_stage[r.stage].Add(r.outcome);
-    stage_nodes[r.stage].insert(r.node);
+    if (r.node != "*") stage_nodes[r.stage].insert(r.node);
   }
   for (const auto& r : d.pair_results) {
     if (!per_stage.count(r.stage)) order.push_back(r.stage);
@@ -145,6 +146,7 @@ std::string VerdictLine(const RunData& d) {
   OutcomeCounts c = CountOutcomes(d);
   std::set<std::string> bad_nodes;
   for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r) || r.node == "*") continue;
     if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
