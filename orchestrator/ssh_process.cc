@@ -10,6 +10,8 @@ namespace cc {
 namespace {
 
 constexpr size_t kStderrKeep = 64 * 1024;
+// Longest stdout line accepted (as LocalTransport).
+constexpr size_t kMaxLine = 16 * 1024 * 1024;
 // Upper bound of one wait on the socket: a guard against libssh holding
 // data it already read (it should not), and the granularity at which a
 // deadline is noticed when nothing arrives.
@@ -105,7 +107,9 @@ Status SshProcess::Pump(bool* progressed) {
   char buf[16384];
   // stderr first: it is the one nobody waits for, so it must not fill up.
   for (int is_stderr : {1, 0}) {
-    for (;;) {
+    // A caller that does not read lines gets back-pressure, not a heap
+    // that grows without end: past kMaxLine the remote waits on its window.
+    while (is_stderr || out_.size() < kMaxLine) {
       int n = ssh_channel_read_nonblocking(channel_, buf, sizeof buf, is_stderr);
       if (n > 0) {
         if (is_stderr) {
@@ -155,6 +159,7 @@ Status SshProcess::WaitForData(Deadline deadline) {
 }
 
 Result<std::string> SshProcess::ReadLine(Deadline deadline) {
+  bool last_try = false;
   for (;;) {
     size_t nl = out_.find('\n');
     if (nl != std::string::npos) {
@@ -162,19 +167,26 @@ Result<std::string> SshProcess::ReadLine(Deadline deadline) {
       out_.erase(0, nl + 1);
       return line;
     }
+    if (out_.size() >= kMaxLine) {
+      return Status::Protocol(where_ + ": stdout line longer than " +
+                              std::to_string(kMaxLine) + " bytes");
+    }
     if (out_eof_ || killed_) {
-      if (!out_.empty()) return std::exchange(out_, std::string());
+      if (!out_.empty()) return std::exchange(out_, std::string());  // unterminated
       return Status::Eof(where_ + ": stdout closed");
     }
-    if (deadline.Passed()) {
+    if (last_try) {
       return Status::Timeout(where_ + ": no complete output line by the deadline");
     }
+    // At the deadline, still take what has already arrived.
+    last_try = deadline.Passed();
     Status s = WaitForData(deadline);
     if (!s.ok()) return s;
   }
 }
 
 Result<int> SshProcess::Wait(Deadline deadline) {
+  bool last_try = false;
   for (;;) {
     if (exit_code_) return *exit_code_;
     if (killed_ && !session_->broken()) {
@@ -195,7 +207,8 @@ Result<int> SshProcess::Wait(Deadline deadline) {
       if (!killed_ && Pump(&progressed).ok() && exit_code_) return *exit_code_;
       return Status::Protocol(where_ + ": the channel closed without an exit status");
     }
-    if (deadline.Passed()) return Status::Timeout(where_ + ": still running at the deadline");
+    if (last_try) return Status::Timeout(where_ + ": still running at the deadline");
+    last_try = deadline.Passed();
     Status s = WaitForData(deadline);
     if (!s.ok()) return s;
   }

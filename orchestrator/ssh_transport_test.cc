@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -402,6 +404,35 @@ TEST_F(SshTransportTest, UploadUnderTildeLandsInTheRemoteHome) {
   EXPECT_EQ(got, "hello");
   ASSERT_TRUE(size.ok()) << size.status().ToString();
   EXPECT_EQ(*size, 5);
+}
+
+TEST_F(SshTransportTest, AFrozenServerCannotHoldCallsPastTheirDeadline) {
+  std::vector<pid_t> before = sshd_->SessionPids();
+  auto c = MustConnect(FixtureNode());
+  ASSERT_NE(c, nullptr);
+  std::string file = sshd_->WriteFile("frozen_probe", "abc");
+  auto size = c->FileSize(file, Generous());  // SFTP up before the freeze
+  ASSERT_TRUE(size.ok()) << size.status().ToString();
+  std::vector<pid_t> frozen;
+  for (pid_t pid : sshd_->SessionPids()) {
+    if (std::find(before.begin(), before.end(), pid) == before.end()) frozen.push_back(pid);
+  }
+  ASSERT_FALSE(frozen.empty());
+  for (pid_t pid : frozen) kill(pid, SIGSTOP);
+  auto t0 = Clock::now();
+  size = c->FileSize(file, Deadline::In(Millis(700)));
+  double sftp_s = SecondsSince(t0);
+  t0 = Clock::now();
+  auto p = c->Start({{"echo", "x"}, {}}, Deadline::In(Millis(700)));
+  double start_s = SecondsSince(t0);
+  for (pid_t pid : frozen) kill(pid, SIGCONT);
+  EXPECT_FALSE(size.ok());
+  EXPECT_TRUE(size.status().Is(ErrorKind::kTimeout) ||
+              size.status().Is(ErrorKind::kUnreachable))
+      << size.status().ToString();
+  EXPECT_LT(sftp_s, 0.7 + kSlackS);
+  EXPECT_FALSE(p.ok());
+  EXPECT_LT(start_s, 0.7 + kSlackS);
 }
 
 TEST_F(SshTransportTest, TwentyConnectionsInParallelThreadsWork) {

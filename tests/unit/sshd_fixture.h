@@ -25,6 +25,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace cc::testing {
 
@@ -98,6 +99,27 @@ class SshdFixture {
   }
   std::string Log() const { return ReadAll(dir_ + "/sshd.log"); }
 
+  // The per-connection sshd processes (children of the listener), to freeze
+  // one with SIGSTOP and see what a hung node does to the client.
+  std::vector<pid_t> SessionPids() const {
+    std::vector<pid_t> out;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+      std::string name = e.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string stat = ReadAll(e.path().string() + "/stat");
+      // pid (comm) state ppid ...: comm may hold spaces, so after the ')'.
+      size_t close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close + 1));
+      std::string state;
+      pid_t ppid = 0;
+      rest >> state >> ppid;
+      if (ppid == pid_) out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    return out;
+  }
+
  private:
   static std::string ReadAll(const std::string& path) {
     std::ifstream in(path);
@@ -146,6 +168,10 @@ class SshdFixture {
       << "MaxStartups 200\n"
       << "MaxSessions 50\n"
       << "LogLevel ERROR\n"
+      // bash sources ~/.bashrc for commands run by sshd when it thinks it
+      // is the top-level shell; SHLVL=1 makes it think otherwise, which
+      // keeps this machine's (possibly slow) startup files out of tests.
+      << "SetEnv SHLVL=1\n"
       << "Subsystem sftp internal-sftp\n";
   }
 
