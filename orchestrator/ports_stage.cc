@@ -343,11 +343,12 @@ std::vector<PairResult> PortsStage::PairResults(std::vector<PortCell>* cells) {
       out.push_back(std::move(r));
     }
   }
-  // Receivers that never listened: one error per sender and listed port.
-  for (const Peer& receiver : peers_) {
-    if (receiver.listen.ok()) continue;
-    for (const Peer& sender : peers_) {
-      if (&sender == &receiver) continue;
+  // Pairs with a node whose agent never listened (so it neither received
+  // nor sent): one error per listed port, with the reason.
+  for (const Peer& sender : peers_) {
+    for (const Peer& receiver : peers_) {
+      if (&sender == &receiver || (sender.listen.ok() && receiver.listen.ok())) continue;
+      const Peer& lost = receiver.listen.ok() ? sender : receiver;
       for (int port : settings_.ports) {
         PairResult r;
         r.stage = "ports";
@@ -355,8 +356,8 @@ std::vector<PairResult> PortsStage::PairResults(std::vector<PortCell>* cells) {
         r.dst = receiver.name;
         r.check = "tcp/" + std::to_string(port);
         r.state = "error";
-        r.outcome = OutcomeOfWait(receiver.listen);
-        r.message = receiver.name + "'s agent did not listen: " + receiver.listen.ToString();
+        r.outcome = OutcomeOfWait(lost.listen);
+        r.message = lost.name + "'s agent did not listen: " + lost.listen.ToString();
         out.push_back(std::move(r));
       }
     }
