@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace cc {
 namespace {
 
@@ -127,6 +129,35 @@ TEST(FactsFields, OddShapesNeverThrow) {
               {"rdma", {{"ib_devices", "two"}}}};
   EXPECT_NO_THROW(FlattenFacts(odd));
   EXPECT_TRUE(FactWarnings(odd).empty());
+}
+
+// What the agent reported on a real H200 VM (Ubuntu 24.04, driver 580,
+// CUDA 13.0, NCCL 2.28.3, torch 2.11), kept as a fixture.
+TEST(FactsFields, RealH200NodeFlattensToWhatNvidiaSmiShows) {
+  std::ifstream in(std::string(CLUSTERCHECK_FIXTURES) + "/facts-h200-node.json");
+  ASSERT_TRUE(in.good());
+  auto f = FlattenFacts(json::parse(in));
+  EXPECT_EQ(f["driver"], "580.159.04");
+  EXPECT_EQ(f["cuda_driver"], "13.0");
+  EXPECT_EQ(f["nccl"], "2.28.3+cuda13.0");
+  EXPECT_EQ(f["gpu_model"], "NVIDIA H200");
+  EXPECT_EQ(f["gpu_count"], "1");
+  EXPECT_EQ(f["vbios"], "96.00.A5.00.1A");
+  EXPECT_EQ(f["ecc"], "enabled");
+  EXPECT_EQ(f["persistence"], "enabled");
+  EXPECT_EQ(f["os"], "ubuntu 24.04");
+  EXPECT_EQ(f["glibc"], "2.39");
+  EXPECT_EQ(f["rdma_core"], "50.0");
+  EXPECT_EQ(f["peermem"], "absent");
+  EXPECT_EQ(f["dmabuf"], "yes");
+  EXPECT_EQ(f["ib_devices"], "0");
+  EXPECT_EQ(f["memlock"], "unlimited");
+  EXPECT_EQ(f["openmpi"], "4.1.6");
+  EXPECT_EQ(f["torch"], "2.11.0+cu130");
+  EXPECT_EQ(f["torch_cuda"], "13.0");
+  EXPECT_EQ(f["torch_cuda_available"], "true");
+  EXPECT_EQ(f["torch_nccl"], "2.28.9");
+  EXPECT_EQ(f.count("ofed"), 0u);
 }
 
 TEST(FactsFields, WarningsComeFromNcclEnv) {
