@@ -91,13 +91,18 @@ ephemeral_samples = 8
 timeout_ms = 1500
 TOML
 
+# Push the agent once beforehand: eight simultaneous uploads of it into the
+# shared agent_dir can outlast the push deadline on a loaded machine, and
+# that is not what this test is about.
+"$CC" run "$dir/inventory.toml" --stages facts --db "$dir/warmup.db" >"$dir/warmup.out" 2>&1
+
 start=$(date +%s.%N)
 "$CC" run "$dir/inventory.toml" --stages ports --db "$DB" >"$dir/run.out" 2>"$dir/run.err"
 rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 echo "# clustercheck run exited $rc after ${secs}s"
 if [ $rc -ne 1 ]; then not_ok "run exits 1 (something failed)"; cat "$dir/run.out" "$dir/run.err"; fi
-sed 's/^/  > /' "$dir/run.out" | head -40
+sed 's/^/  > /' "$dir/run.out"
 
 P="stage='ports' and run_id=1"
 expect "every node listened" 8 \
