@@ -107,6 +107,7 @@ def env(host):
 def is_end(m): return m.get("type") == "end"
 def outcome(a):
     o = a.result("outcome"); return o[-1] if o else {}
+def brief(o): return json.dumps(o)[:300]
 
 failures = []
 def check(cond, what):
@@ -127,7 +128,7 @@ a = Agent("S")
 a.send(request(1, {"nranks": 1, "gpus": [0], "sizes": sizes, "iters": 5, "warmup": 2,
                    "timeout_s": 60, "env": env("host0"), "library_paths": libs}))
 check(a.wait_for(is_end, 120) is not None, "single: request ended")
-check(outcome(a).get("outcome") == "pass", f"single: outcome pass ({outcome(a)})")
+check(outcome(a).get("outcome") == "pass", f"single: outcome pass ({brief(outcome(a))})")
 sizes_ok(a, "single")
 a.close()
 
@@ -146,7 +147,7 @@ if uid:
     endA = A.wait_for(is_end, 60)
     check(endA is not None and endB is not None, "pair: both requests ended")
     for who, ag in (("A", A), ("B", B)):
-        check(outcome(ag).get("outcome") == "pass", f"pair: {who} outcome pass ({outcome(ag)})")
+        check(outcome(ag).get("outcome") == "pass", f"pair: {who} outcome pass ({brief(outcome(ag))})")
         sizes_ok(ag, f"pair {who}")
         log = "".join(l["text"] for l in ag.result("nccl_log"))
         check("via NET/Socket" in log, f"pair: {who}'s NCCL log shows via NET/Socket")
@@ -161,7 +162,7 @@ H.send(request(1, dict(args, rank_base=0, timeout_s=5, env=env("host0"))))
 end = H.wait_for(is_end, 60)
 took = time.time() - t0
 check(end is not None and took < 30, f"hang: request ended in {took:.1f} s")
-check(outcome(H).get("outcome") == "hang", f"hang: outcome hang ({outcome(H)})")
+check(outcome(H).get("outcome") == "hang", f"hang: outcome hang ({brief(outcome(H))})")
 check(outcome(H).get("step") == "init", "hang: step init")
 H.close()
 
@@ -176,7 +177,7 @@ X.send({"v": 1, "id": 1, "cmd": "abort", "args": {}})
 end = X.wait_for(is_end, 60)
 took = time.time() - t0
 check(end is not None and took < 20, f"abort: ended {took:.1f} s after the abort line")
-check(outcome(X).get("outcome") == "error", f"abort: outcome error ({outcome(X)})")
+check(outcome(X).get("outcome") == "error", f"abort: outcome error ({brief(outcome(X))})")
 X.close()
 
 print("\nRESULT:", "PASS" if not failures else f"FAIL ({len(failures)}): " + "; ".join(failures))
