@@ -9,9 +9,8 @@ using Json = nlohmann::json;
 using K = StageSettingKey;
 
 const std::vector<std::string>& KnownStages() {
-  static const std::vector<std::string> kStages = {"facts", "parity", "nics",
-                                                   "ports", "nccl",   "mpi",
-                                                   "sleep"};
+  static const std::vector<std::string> kStages = {
+      "facts", "parity", "nics", "ports", "nccl", "mpi", "sleep"};
   return kStages;
 }
 
@@ -61,9 +60,10 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nccl", "env", K::kStringTable, 0, "extra environment for every rank"},
 
       {"mpi", "mpirun", K::kString, 0, "path of mpirun"},
-      {"sleep", "seconds", K::kFloat, 0.001, "how long each agent stays busy"},
       {"mpi", "timeout_s", K::kFloat, 0.001, "deadline for one mpirun"},
       {"mpi", "extra_args", K::kStringArray, 0, "appended to mpirun's argv"},
+
+      {"sleep", "seconds", K::kFloat, 0.001, "how long each agent stays busy"},
   };
   return kKeys;
 }

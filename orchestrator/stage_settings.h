@@ -34,8 +34,8 @@ struct StageSettingKey {
   const char* help;
 };
 
-// Known stages in their default run order: facts, parity, nics, ports,
-// nccl, mpi.
+// Known stages: facts, parity, nics, ports, nccl, mpi in their run order,
+// then diagnostic ones (sleep) that run only when asked for.
 const std::vector<std::string>& KnownStages();
 bool IsKnownStage(std::string_view stage);
 

@@ -33,9 +33,12 @@ TEST(StageSettings, EveryRowBelongsToAKnownStageAndIsUnique) {
   }
 }
 
-TEST(StageSettings, KnownStagesAreInRunOrder) {
-  EXPECT_EQ(KnownStages(), (std::vector<std::string>{"facts", "parity", "nics",
-                                                     "ports", "nccl", "mpi"}));
+TEST(StageSettings, KnownStagesStartWithTheChecksInRunOrder) {
+  const std::vector<std::string>& known = KnownStages();
+  ASSERT_GE(known.size(), 6u);
+  EXPECT_EQ(std::vector<std::string>(known.begin(), known.begin() + 6),
+            (std::vector<std::string>{"facts", "parity", "nics", "ports",
+                                      "nccl", "mpi"}));
   EXPECT_FALSE(IsKnownStage("nccl2"));
 }
 
