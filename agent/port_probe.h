@@ -72,7 +72,7 @@ struct ProbeResult {
 
 struct ProbeOptions {
   // Per-target deadline for connect plus token. REQUIRES: >= 1.
-  int timeout_ms = 1500;
+  int timeout_ms = 2000;
   // Sockets in flight at once; capped by the open-file limit. REQUIRES: >= 1.
   int parallel = 256;
 };

@@ -10,7 +10,7 @@
 // 2. control "probe" {targets:[{node, addr, port, plain}], tokens:{node:
 //    token}, timeout_ms, parallel}: connects to every target, at most
 //    `parallel` at once; emits result "probes" {probes:[{node, addr, port,
-//    state, ms, errno, reply, note}], last, total} in chunks of
+//    state, ms, errno, reply, note}], last, total, elapsed_ms} in chunks of
 //    kProbeChunk; `last` is true on the final chunk. A target is checked
 //    against tokens[node] unless `plain` (a port the receiver could not
 //    bind, or its sshd).
@@ -193,7 +193,9 @@ Status Probe(const Json& args, CommandContext& ctx, int listeners) {
   Status s = ParseProbe(args, &targets, &o);
   if (!s.ok()) return s;
   o.parallel = UsableParallel(o.parallel, listeners + 16);
+  auto start = Clock::now();
   std::vector<ProbeResult> results = ProbeAll(targets, o);
+  double elapsed_ms = std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   Json chunk = Json::array();
   for (size_t i = 0; i < targets.size(); ++i) {
     const ProbeResult& r = results[i];
@@ -208,12 +210,16 @@ Status Probe(const Json& args, CommandContext& ctx, int listeners) {
     chunk.push_back(std::move(p));
     bool last = i + 1 == targets.size();
     if (chunk.size() >= kProbeChunk || last) {
-      ctx.Result("probes", {{"probes", chunk}, {"last", last}, {"total", targets.size()}});
+      ctx.Result("probes", {{"probes", chunk},
+                            {"last", last},
+                            {"total", targets.size()},
+                            {"elapsed_ms", elapsed_ms}});
       chunk = Json::array();
     }
   }
   if (targets.empty()) {
-    ctx.Result("probes", {{"probes", Json::array()}, {"last", true}, {"total", 0}});
+    ctx.Result("probes", {{"probes", Json::array()}, {"last", true}, {"total", 0},
+                          {"elapsed_ms", elapsed_ms}});
   }
   return Status::Ok();
 }

@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SC="$HERE/../tests/cluster/simcluster.sh"
 export SIMCLUSTER_PREFIX=ccpbench SIMCLUSTER_DIR=/tmp/simcluster-ccpbench
 D=$SIMCLUSTER_DIR
-TIMEOUT_MS=1000
+TIMEOUT_MS=2000
 [ "$(id -u)" = 0 ] || { echo "bench/ports needs root"; exit 1; }
 trap '"$SC" down >/dev/null 2>&1' EXIT
 

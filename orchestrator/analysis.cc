@@ -342,6 +342,26 @@ std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
   return stages;
 }
 
+// A failing node check of a node that is also a bad node of the same
+// stage (nics: ib0 down, and it fails with every peer) is one finding:
+// the node check becomes the bad node's evidence.
+void MergeIntoBadNodes(std::vector<Verdict>& vs) {
+  std::vector<Verdict> kept;
+  for (auto& v : vs) {
+    if (v.kind == "node-fail" && v.nodes.size() == 1) {
+      auto bad = std::find_if(vs.begin(), vs.end(), [&](const Verdict& b) {
+        return b.kind == "bad-node" && b.stage == v.stage && b.nodes == v.nodes;
+      });
+      if (bad != vs.end()) {
+        bad->evidence["node_checks"].push_back(v.summary);
+        continue;
+      }
+    }
+    kept.push_back(v);
+  }
+  vs = std::move(kept);
+}
+
 }  // namespace
 
 double Median(std::vector<double> values) {
@@ -359,6 +379,7 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   ParityVerdicts(data, order, out);
   auto attributed = StageVerdicts(data, order, out);
   analysis::AnalyzePairs(data, options, order, attributed, out);
+  MergeIntoBadNodes(out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;
     for (const auto& n : v.nodes) i = std::min(i, order.Index(n));

@@ -250,6 +250,21 @@ TEST(Analysis, HangsAreNamedAndNotRepeatedAsLinks) {
   EXPECT_EQ(pair_hang.summary, "nccl allreduce hung between n1 and n4");
 }
 
+TEST(Analysis, ALinkDownAndFailingWithEveryPeerIsOneVerdictNamingTheInterface) {
+  RunData d = Cluster(4);
+  AllPorts(d, 4, [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  for (auto& r : d.pair_results) {
+    r.stage = "nics";
+    r.check = "ping/ib0";
+  }
+  AddNode(d, "n4", "nics", "ib0", Outcome::kFail, "down", "up");
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].next_step, "check the cable and switch port of n4's ib0 (down)");
+  EXPECT_EQ(vs[0].evidence["node_checks"].size(), 1u);
+}
+
 TEST(Analysis, VerdictsComeWorstFirst) {
   RunData d = Cluster(4);
   AddNode(d, "n1", "parity", "kernel", Outcome::kWarn, "a", "b");
@@ -288,7 +303,8 @@ TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
   v.evidence = {{"kind", "receiver"},
                 {"nodes", {"n3"}},
                 {"next_step", "open tcp 29500 in n3's INPUT chain"},
-                {"node_pairs", {{"n1", "n3"}, {"n2", "n3"}}}};
+                {"node_pairs", nlohmann::json::array({nlohmann::json::array({"n1", "n3"}),
+                                                        nlohmann::json::array({"n2", "n3"})})}};
   d.node_results.push_back(v);
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);

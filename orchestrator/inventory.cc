@@ -4,7 +4,6 @@
 #include "orchestrator/inventory.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/inventory_toml.h"
+#include "orchestrator/sha256.h"
 #include "orchestrator/stage_settings.h"
 
 namespace cc {
@@ -26,22 +26,6 @@ namespace {
 
 // Inventories are hand-written; anything bigger is a wrong file.
 constexpr size_t kMaxInventoryBytes = 16 << 20;
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(),
-                 nullptr) != 1) {
-    return "";
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
 
 std::string UnknownKey(const std::string& key,
                        const std::vector<std::string>& known) {

@@ -281,16 +281,31 @@ std::optional<CudaNeed> CudaNeeded(const NodeFacts& n) {
   return need;
 }
 
+// A node without a driver can only be judged by what it is meant to be:
+// one the inventory gives GPUs fails (its NCCL/torch cannot run), a node
+// without GPUs (a login or CPU node) has nothing to check, which is a skip
+// with the reason, not an error that would make the run unjudgeable.
+std::optional<ParityFinding> NoDriver(const NodeFacts& n, const std::string& field,
+                       const std::string& want, const std::string& why,
+                       const Json& evidence) {
+  if (n.expected_gpus && *n.expected_gpus > 0) {
+    return Judged(Outcome::kFail, "", want,
+                  field + " not reported on a node the inventory gives " +
+                      std::to_string(*n.expected_gpus) + " GPUs; " + why,
+                  evidence);
+  }
+  return Judged(Outcome::kSkip, "", want,
+                "no NVIDIA driver here and the inventory gives this node no "
+                "GPUs; " + why,
+                evidence);
+}
+
 std::optional<ParityFinding> DriverForCuda(const NodeFacts& n) {
   std::optional<CudaNeed> need = CudaNeeded(n);
   if (!need) return std::nullopt;
   Json evidence = {{"cuda", need->cuda}, {"needed_by", need->by}};
   const std::string* driver = Get(n, "driver");
-  if (!driver) {
-    return Judged(Outcome::kError, "", "",
-                  "driver not reported; " + need->by + " needs a driver",
-                  evidence);
-  }
+  if (!driver) return NoDriver(n, "driver", "", need->by + " needs a driver", evidence);
   CompatVerdict v = JudgeDriverForCuda(*driver, need->cuda, need->by);
   if (std::optional<std::string> d = MinimumDriverFor(need->cuda)) {
     evidence["toolkit_driver"] = *d;
@@ -307,10 +322,8 @@ std::optional<ParityFinding> CudaDriverForCuda(const NodeFacts& n) {
   Json evidence = {{"cuda", need->cuda}, {"needed_by", need->by}};
   const std::string* have = Get(n, "cuda_driver");
   if (!have) {
-    return Judged(
-        Outcome::kError, "", ">=" + need->cuda,
-        "cuda_driver not reported; " + need->by + " needs CUDA " + need->cuda,
-        evidence);
+    return NoDriver(n, "cuda_driver", ">=" + need->cuda,
+                    need->by + " needs CUDA " + need->cuda, evidence);
   }
   CompatVerdict v = JudgeCudaDriverVersion(*have, need->cuda, need->by);
   return Judged(v.outcome, *have, v.required, v.message, evidence);

@@ -455,5 +455,22 @@ TEST(SummarizeParity, ShowsThePinAndReasonsWhereThereIsNoValue) {
           "23.10"));
 }
 
+TEST(ParityRules, NoDriverSkipsOnACpuNodeButFailsOnANodeMeantToHaveGpus) {
+  auto nodes = Cluster(2, {{"nccl", "2.28.9+cuda13.0"}});
+  nodes[1].expected_gpus = 8;
+  auto driver = Only(JudgeParity(nodes, {}), "driver_for_cuda");
+  ASSERT_EQ(driver.size(), 2u);
+  EXPECT_EQ(driver[0].outcome, Outcome::kSkip);
+  EXPECT_THAT(driver[0].message, HasSubstr("no NVIDIA driver here"));
+  EXPECT_EQ(driver[1].outcome, Outcome::kFail);
+  EXPECT_THAT(driver[1].message,
+              HasSubstr("the inventory gives 8 GPUs; NCCL 2.28.9+cuda13.0 needs a driver"));
+  auto cuda = Only(JudgeParity(nodes, {}), "cuda_driver_for_cuda");
+  ASSERT_EQ(cuda.size(), 2u);
+  EXPECT_EQ(cuda[0].outcome, Outcome::kSkip);
+  EXPECT_EQ(cuda[1].outcome, Outcome::kFail);
+  EXPECT_EQ(cuda[1].expected, ">=13.0");
+}
+
 }  // namespace
 }  // namespace cc

@@ -170,6 +170,12 @@ ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
                   "): another process holds it; a plain connect reached it" + quoted +
                   ". A job that listens there on " + p.dst + " would fail"};
     }
+    if (reply.empty()) {
+      // Something at an address:port we hold accepted and stayed silent:
+      // almost always our own listener, too slow to answer on a loaded node.
+      return {"open", Outcome::kWarn,
+              WithNote("connected to " + Where(p) + ", but no token came back in time", note)};
+    }
     for (const auto& [node, token] : tokens) {
       if (node != p.dst && reply == token) {
         return {"wrong-host", Outcome::kFail,

@@ -33,7 +33,9 @@ inline constexpr int kMaxListedPorts = 512;
 struct PortsSettings {
   std::vector<int> ports = {29500};  // listed, sorted, unique
   int ephemeral_samples = 8;         // per receiver; 0 = none
-  int timeout_ms = 1500;             // per connect; longer = filtered
+  // Per connect; longer = filtered. 2 s lets one lost SYN be retransmitted
+  // (Linux's first retransmission comes after 1 s) before we call it a DROP.
+  int timeout_ms = 2000;
   int parallel = 256;                // connects in flight per node
 };
 

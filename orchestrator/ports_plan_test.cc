@@ -125,6 +125,11 @@ TEST(JudgeProbe, MapsAgentStatesToStoredStatesAndOutcomes) {
   auto wrong = j(Probe(PortKind::kListed), "open-other", "tok n5");
   EXPECT_EQ(wrong.state, "wrong-host");
   EXPECT_NE(wrong.message.find("n5"), std::string::npos);
+  auto silent = j(Probe(PortKind::kListed), "open-other", "");
+  EXPECT_EQ(silent.state, "open");  // reachable; our listener was slow
+  EXPECT_EQ(silent.outcome, Outcome::kWarn);
+  auto other = j(Probe(PortKind::kListed), "open-other", "220 smtp");
+  EXPECT_EQ(other.state, "in-use");
   EXPECT_EQ(j(Probe(PortKind::kListed), "refused").state, "refused");
   EXPECT_EQ(j(Probe(PortKind::kListed), "refused").outcome, Outcome::kFail);
   EXPECT_EQ(j(Probe(PortKind::kEphemeral), "filtered").outcome, Outcome::kFail);

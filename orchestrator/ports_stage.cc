@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <random>
 
 #include "common/hostlist.h"
@@ -44,6 +45,10 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
+double MsSince(Clock::time_point start) {
+  return std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+}
+
 Outcome OutcomeOfWait(const Status& s) {
   return s.Is(ErrorKind::kTimeout) ? Outcome::kHang : Outcome::kError;
 }
@@ -59,16 +64,15 @@ struct Peer {
   std::vector<size_t> targets;  // indexes into the plan, this node as sender
   Status probe;            // phase 2
   std::vector<Json> probes;     // the agent's answers, in target order
-  Deadline probe_deadline = Deadline::In(Millis(0));
   Status stop;             // phase 3
-  double probe_ms = 0;
+  Json timing = Json::object();  // send_ms, agent_ms, probe_ms
 };
 
 // Reads messages of request `id` until result `name` (more chunks while
-// `chunked` and data.last is false). An `end` first is an error carrying
-// the agent's reason.
+// `chunked` and data.last is false; *last gets the final chunk's other
+// fields). An `end` first is an error carrying the agent's reason.
 Status WaitFor(AgentChannel& ch, int64_t id, const std::string& name, Deadline deadline,
-               bool chunked, std::vector<Json>* out) {
+               bool chunked, std::vector<Json>* out, Json* last = nullptr) {
   for (;;) {
     auto msg = ch.Next(deadline);
     if (!msg.ok()) {
@@ -91,7 +95,13 @@ Status WaitFor(AgentChannel& ch, int64_t id, const std::string& name, Deadline d
       return Status::Ok();
     }
     for (Json& p : data.value("probes", Json::array())) out->push_back(std::move(p));
-    if (data.value("last", false)) return Status::Ok();
+    if (data.value("last", false)) {
+      if (last) {
+        data.erase("probes");
+        *last = std::move(data);
+      }
+      return Status::Ok();
+    }
   }
 }
 
@@ -188,41 +198,45 @@ class PortsStage : public Stage {
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
     for (size_t i = 0; i < plan_.size(); ++i) peers_[by_name_[plan_[i].src]].targets.push_back(i);
-    // All senders start at once: the sends are short writes, in turn.
-    Json tokens(tokens_);
-    for (Peer& p : peers_) {
-      if (!p.listen.ok()) continue;
-      Json targets = Json::array();
-      for (size_t i : p.targets) {
-        const PlannedProbe& pp = plan_[i];
-        targets.push_back({{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port},
-                           {"plain", pp.plain}});
-      }
-      p.probe_deadline = Deadline::In(Millis(
-          ProbePhaseMs(p.targets.size(), settings_.parallel, settings_.timeout_ms)));
-      p.probe = p.state->agent->SendControl(p.id, "probe",
-                                            {{"targets", targets},
-                                             {"tokens", tokens},
-                                             {"timeout_ms", settings_.timeout_ms},
-                                             {"parallel", settings_.parallel}},
-                                            p.probe_deadline);
-    }
+    // Every sender gets its control line from its own worker, so all
+    // start together (a slow ssh write to one does not delay the rest).
+    const Json tokens(tokens_);
     ctx.fleet().ForEach({}, [&](NodeState& s) {
       auto it = by_name_.find(s.node->name);
       if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
-      if (p.listen.ok() && p.probe.ok()) {
-        auto start = Clock::now();
-        p.probe = WaitFor(*s.agent, p.id, "probes", p.probe_deadline, true, &p.probes);
-        p.probe_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (p.probe.ok() && p.probes.size() != p.targets.size()) {
-          p.probe = Status::Protocol("agent answered " + std::to_string(p.probes.size()) +
-                                     " probes for " + std::to_string(p.targets.size()) +
-                                     " targets");
-        }
-      }
+      ProbeOne(peers_[it->second], tokens);
       ctx.progress().Advance();
     });
+  }
+
+  void ProbeOne(Peer& p, const Json& tokens) {
+    if (!p.listen.ok()) return;
+    Json targets = Json::array();
+    for (size_t i : p.targets) {
+      const PlannedProbe& pp = plan_[i];
+      targets.push_back({{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port},
+                         {"plain", pp.plain}});
+    }
+    auto start = Clock::now();
+    Deadline deadline = Deadline::In(
+        Millis(ProbePhaseMs(p.targets.size(), settings_.parallel, settings_.timeout_ms)));
+    p.probe = p.state->agent->SendControl(p.id, "probe",
+                                          {{"targets", targets},
+                                           {"tokens", tokens},
+                                           {"timeout_ms", settings_.timeout_ms},
+                                           {"parallel", settings_.parallel}},
+                                          deadline);
+    p.timing["send_ms"] = MsSince(start);
+    if (p.probe.ok()) {
+      Json last;
+      p.probe = WaitFor(*p.state->agent, p.id, "probes", deadline, true, &p.probes, &last);
+      if (last.is_object() && last.contains("elapsed_ms")) p.timing["agent_ms"] = last["elapsed_ms"];
+    }
+    p.timing["probe_ms"] = MsSince(start);
+    if (p.probe.ok() && p.probes.size() != p.targets.size()) {
+      p.probe = Status::Protocol("agent answered " + std::to_string(p.probes.size()) +
+                                 " probes for " + std::to_string(p.targets.size()) + " targets");
+    }
   }
 
   void Stop(StageContext& ctx) {
@@ -288,6 +302,7 @@ class PortsStage : public Stage {
 void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   Json ev = p.listening.is_object() ? p.listening : Json::object();
   ev["address"] = p.info.addr;
+  ev["timing"] = p.timing;
   if (!p.listen.ok()) {
     RecordNode(ctx, p.name, "listen", OutcomeOfWait(p.listen),
          "could not listen: " + p.listen.ToString(), ev);
@@ -394,6 +409,14 @@ void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms) {
   std::vector<PortCell> cells;
   std::vector<PairResult> pairs = PairResults(&cells);
   Json by_state = Json::object();
+  double agent_max = 0, send_max = 0;
+  for (const Peer& p : peers_) {
+    for (auto [key, max] : {std::pair{"agent_ms", &agent_max}, std::pair{"send_ms", &send_max}}) {
+      if (p.timing.contains(key) && p.timing[key].is_number()) {
+        *max = std::max(*max, p.timing[key].get<double>());
+      }
+    }
+  }
   for (const PairResult& r : pairs) by_state[r.state] = by_state.value(r.state, 0) + 1;
   size_t n = pairs.size();
   ctx.Record(std::move(pairs));
@@ -407,7 +430,9 @@ void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms) {
                   {"results", n},
                   {"by_state", by_state},
                   {"listen_ms", listen_ms},
-                  {"probe_ms", probe_ms}};
+                  {"probe_ms", probe_ms},
+                  {"agent_probe_ms_max", agent_max},
+                  {"send_ms_max", send_max}};
   Status s = ctx.store().SetRunMeta(ctx.run_id(), "ports", summary);
   if (!s.ok()) ctx.progress().Note("ports: summary not stored: " + s.ToString());
   char line[160];

@@ -42,19 +42,24 @@ Result<std::unique_ptr<RemoteProcess>> SshProcess::Start(
     std::shared_ptr<SshSession> session, const std::string& command,
     const std::string& where, Deadline deadline) {
   if (session->broken()) {
-    return Status::Unreachable(where + ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where +
+                               ": connection was cut at an earlier deadline");
   }
   BlockingCall bounded(*session, deadline);
   ssh_channel channel = ssh_channel_new(session->get());
-  if (channel == nullptr) return Status::Internal(where + ": ssh_channel_new failed");
+  if (channel == nullptr)
+    return Status::Internal(where + ": ssh_channel_new failed");
   // From here the process owns the channel (its destructor frees it).
   std::unique_ptr<SshProcess> p(new SshProcess(session, channel, where));
   if (ssh_channel_open_session(channel) != SSH_OK) {
-    if (deadline.Passed()) return Status::Timeout(where + ": opening a channel: no answer by the deadline");
+    if (deadline.Passed())
+      return Status::Timeout(where +
+                             ": opening a channel: no answer by the deadline");
     return Status::Io(where + ": cannot open a channel: " + session->Error());
   }
   if (ssh_channel_request_exec(channel, command.c_str()) != SSH_OK) {
-    if (deadline.Passed()) return Status::Timeout(where + ": exec: no answer by the deadline");
+    if (deadline.Passed())
+      return Status::Timeout(where + ": exec: no answer by the deadline");
     return Status::Io(where + ": exec refused: " + session->Error());
   }
   return std::unique_ptr<RemoteProcess>(std::move(p));
@@ -62,7 +67,9 @@ Result<std::unique_ptr<RemoteProcess>> SshProcess::Start(
 
 SshProcess::SshProcess(std::shared_ptr<SshSession> session, ssh_channel channel,
                        std::string where)
-    : session_(std::move(session)), channel_(channel), where_(std::move(where)) {
+    : session_(std::move(session)),
+      channel_(channel),
+      where_(std::move(where)) {
   callbacks_.userdata = this;
   callbacks_.channel_exit_status_function = &SshProcess::OnExitStatus;
   callbacks_.channel_exit_signal_function = &SshProcess::OnExitSignal;
@@ -79,7 +86,8 @@ SshProcess::~SshProcess() {
   ssh_channel_free(channel_);
 }
 
-void SshProcess::OnExitStatus(ssh_session, ssh_channel, int status, void* self) {
+void SshProcess::OnExitStatus(ssh_session, ssh_channel, int status,
+                              void* self) {
   static_cast<SshProcess*>(self)->exit_code_ = status;
 }
 
@@ -95,13 +103,14 @@ void SshProcess::AppendStderr(const char* data, size_t n) {
 }
 
 Status SshProcess::Lost(const std::string& doing) const {
-  return Status::Unreachable(where_ + ": connection lost while " + doing + ": " +
-                             session_->Error());
+  return Status::Unreachable(where_ + ": connection lost while " + doing +
+                             ": " + session_->Error());
 }
 
 Status SshProcess::Pump(bool* progressed) {
   if (session_->broken()) {
-    return Status::Unreachable(where_ + ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where_ +
+                               ": connection was cut at an earlier deadline");
   }
   bool had_exit = exit_code_.has_value();
   char buf[16384];
@@ -110,7 +119,8 @@ Status SshProcess::Pump(bool* progressed) {
     // A caller that does not read lines gets back-pressure, not a heap
     // that grows without end: past kMaxLine the remote waits on its window.
     while (is_stderr || out_.size() < kMaxLine) {
-      int n = ssh_channel_read_nonblocking(channel_, buf, sizeof buf, is_stderr);
+      int n =
+          ssh_channel_read_nonblocking(channel_, buf, sizeof buf, is_stderr);
       if (n > 0) {
         if (is_stderr) {
           AppendStderr(buf, static_cast<size_t>(n));
@@ -139,6 +149,15 @@ Status SshProcess::Pump(bool* progressed) {
       }
       break;
     }
+  }
+  if (out_eof_ && !exit_code_ && !ssh_channel_is_closed(channel_)) {
+    // After the remote EOF, libssh's channel reads no longer touch the
+    // socket, so an exit-status packet that arrived later than the EOF
+    // would sit there unread until the deadline. One non-blocking pass of
+    // libssh's own packet loop processes it (and fires OnExitStatus).
+    ssh_set_blocking(session_->get(), 0);
+    ssh_channel_get_exit_status(channel_);
+    ssh_set_blocking(session_->get(), 1);
   }
   if (!had_exit && exit_code_.has_value()) *progressed = true;
   return Status::Ok();
@@ -172,11 +191,13 @@ Result<std::string> SshProcess::ReadLine(Deadline deadline) {
                               std::to_string(kMaxLine) + " bytes");
     }
     if (out_eof_ || killed_) {
-      if (!out_.empty()) return std::exchange(out_, std::string());  // unterminated
+      if (!out_.empty())
+        return std::exchange(out_, std::string());  // unterminated
       return Status::Eof(where_ + ": stdout closed");
     }
     if (last_try) {
-      return Status::Timeout(where_ + ": no complete output line by the deadline");
+      return Status::Timeout(where_ +
+                             ": no complete output line by the deadline");
     }
     // At the deadline, still take what has already arrived.
     last_try = deadline.Passed();
@@ -198,16 +219,21 @@ Result<int> SshProcess::Wait(Deadline deadline) {
         ssh_channel_get_exit_status(channel_);
       }
       if (exit_code_) return *exit_code_;
-      if (deadline.Passed()) return Status::Timeout(where_ + ": killed, but no exit by the deadline");
-      return Status::Protocol(where_ + ": killed; the channel closed without an exit status");
+      if (deadline.Passed())
+        return Status::Timeout(where_ +
+                               ": killed, but no exit by the deadline");
+      return Status::Protocol(
+          where_ + ": killed; the channel closed without an exit status");
     }
     if (killed_ || ssh_channel_is_closed(channel_)) {
       // One last look: the status may sit unprocessed on the socket.
       bool progressed = false;
       if (!killed_ && Pump(&progressed).ok() && exit_code_) return *exit_code_;
-      return Status::Protocol(where_ + ": the channel closed without an exit status");
+      return Status::Protocol(where_ +
+                              ": the channel closed without an exit status");
     }
-    if (last_try) return Status::Timeout(where_ + ": still running at the deadline");
+    if (last_try)
+      return Status::Timeout(where_ + ": still running at the deadline");
     last_try = deadline.Passed();
     Status s = WaitForData(deadline);
     if (!s.ok()) return s;
@@ -215,27 +241,35 @@ Result<int> SshProcess::Wait(Deadline deadline) {
 }
 
 Status SshProcess::WriteStdin(std::string_view data, Deadline deadline) {
-  if (killed_ || stdin_closed_) return Status::Eof(where_ + ": stdin is closed");
+  if (killed_ || stdin_closed_)
+    return Status::Eof(where_ + ": stdin is closed");
   size_t off = 0;
   while (off < data.size()) {
     if (session_->broken()) return Lost("writing input");
-    if (ssh_channel_is_closed(channel_)) return Status::Eof(where_ + ": the process closed its input");
+    if (ssh_channel_is_closed(channel_))
+      return Status::Eof(where_ + ": the process closed its input");
     uint32_t window = ssh_channel_window_size(channel_);
     if (window == 0) {
-      if (deadline.Passed()) return Status::Timeout(where_ + ": the process did not read its input by the deadline");
+      if (deadline.Passed())
+        return Status::Timeout(
+            where_ + ": the process did not read its input by the deadline");
       Status s = WaitForData(deadline);
       if (!s.ok()) return s;
       continue;
     }
-    size_t n = std::min({static_cast<size_t>(window), data.size() - off, kWriteChunk});
+    size_t n =
+        std::min({static_cast<size_t>(window), data.size() - off, kWriteChunk});
     int rc;
     {
       BlockingCall bounded(*session_, deadline);
-      rc = ssh_channel_write(channel_, data.data() + off, static_cast<uint32_t>(n));
+      rc = ssh_channel_write(channel_, data.data() + off,
+                             static_cast<uint32_t>(n));
     }
     if (rc == SSH_ERROR) {
-      if (deadline.Passed()) return Status::Timeout(where_ + ": writing input: deadline passed");
-      if (ssh_channel_is_closed(channel_)) return Status::Eof(where_ + ": the process closed its input");
+      if (deadline.Passed())
+        return Status::Timeout(where_ + ": writing input: deadline passed");
+      if (ssh_channel_is_closed(channel_))
+        return Status::Eof(where_ + ": the process closed its input");
       return Lost("writing input");
     }
     off += static_cast<size_t>(rc);

@@ -44,7 +44,9 @@ class Watchdog {
     Clock::time_point when;
   };
 
-  Watchdog() { std::thread([this] { Loop(); }).detach(); }
+  Watchdog() {
+    std::thread([this] { Loop(); }).detach();
+  }
 
   void Loop() {
     std::unique_lock<std::mutex> lock(mu_);
@@ -122,7 +124,8 @@ BlockingCall::BlockingCall(SshSession& session, Deadline deadline)
     : session_(session) {
   session_.SetTimeout(deadline);
   int fd = ssh_get_fd(session_.get());
-  if (fd >= 0) ticket_ = Watchdog::Get().Arm(fd, deadline.at() + kWatchdogGrace);
+  if (fd >= 0)
+    ticket_ = Watchdog::Get().Arm(fd, deadline.at() + kWatchdogGrace);
 }
 
 BlockingCall::~BlockingCall() {

@@ -12,19 +12,32 @@ constexpr size_t kWriteChunk = 32 * 1024;
 
 const char* SftpErrorName(int code) {
   switch (code) {
-    case SSH_FX_OK: return "ok (the connection failed)";
-    case SSH_FX_EOF: return "end of file";
-    case SSH_FX_NO_SUCH_FILE: return "no such file";
-    case SSH_FX_PERMISSION_DENIED: return "permission denied";
-    case SSH_FX_FAILURE: return "failure";
-    case SSH_FX_BAD_MESSAGE: return "bad message";
-    case SSH_FX_NO_CONNECTION: return "no connection";
-    case SSH_FX_CONNECTION_LOST: return "connection lost";
-    case SSH_FX_OP_UNSUPPORTED: return "operation unsupported";
-    case SSH_FX_FILE_ALREADY_EXISTS: return "file already exists";
-    case SSH_FX_WRITE_PROTECT: return "write protected";
-    case SSH_FX_NO_MEDIA: return "no media";
-    default: return "sftp error";
+    case SSH_FX_OK:
+      return "ok (the connection failed)";
+    case SSH_FX_EOF:
+      return "end of file";
+    case SSH_FX_NO_SUCH_FILE:
+      return "no such file";
+    case SSH_FX_PERMISSION_DENIED:
+      return "permission denied";
+    case SSH_FX_FAILURE:
+      return "failure";
+    case SSH_FX_BAD_MESSAGE:
+      return "bad message";
+    case SSH_FX_NO_CONNECTION:
+      return "no connection";
+    case SSH_FX_CONNECTION_LOST:
+      return "connection lost";
+    case SSH_FX_OP_UNSUPPORTED:
+      return "operation unsupported";
+    case SSH_FX_FILE_ALREADY_EXISTS:
+      return "file already exists";
+    case SSH_FX_WRITE_PROTECT:
+      return "write protected";
+    case SSH_FX_NO_MEDIA:
+      return "no media";
+    default:
+      return "sftp error";
   }
 }
 
@@ -70,18 +83,22 @@ SshSftp::~SshSftp() {
 }
 
 Status SshSftp::Fail(const std::string& doing, Deadline deadline) const {
-  if (deadline.Passed()) return Status::Timeout(where_ + ": sftp: " + doing + ": deadline passed");
+  if (deadline.Passed())
+    return Status::Timeout(where_ + ": sftp: " + doing + ": deadline passed");
   if (session_->broken() || !ssh_is_connected(session_->get())) {
-    return Status::Unreachable(where_ + ": sftp: " + doing + ": connection lost: " + session_->Error());
+    return Status::Unreachable(where_ + ": sftp: " + doing +
+                               ": connection lost: " + session_->Error());
   }
   int code = sftp_ != nullptr ? sftp_get_error(sftp_) : SSH_FX_OK;
-  if (code == SSH_FX_OK) return Status::Io(where_ + ": sftp: " + doing + ": " + session_->Error());
+  if (code == SSH_FX_OK)
+    return Status::Io(where_ + ": sftp: " + doing + ": " + session_->Error());
   return Status::Io(where_ + ": sftp: " + doing + ": " + SftpErrorName(code));
 }
 
 Status SshSftp::Open(Deadline deadline) {
   if (session_->broken()) {
-    return Status::Unreachable(where_ + ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where_ +
+                               ": connection was cut at an earlier deadline");
   }
   if (sftp_ != nullptr) return Status::Ok();
   session_->SetTimeout(deadline);
@@ -101,7 +118,8 @@ Status SshSftp::MakeParents(const std::string& path, Deadline deadline) {
     session_->SetTimeout(deadline);
     Attributes a(sftp_stat(sftp_, dir.c_str()));
     if (a == nullptr) {
-      if (sftp_get_error(sftp_) != SSH_FX_NO_SUCH_FILE) return Fail("stat " + dir, deadline);
+      if (sftp_get_error(sftp_) != SSH_FX_NO_SUCH_FILE)
+        return Fail("stat " + dir, deadline);
       session_->SetTimeout(deadline);
       if (sftp_mkdir(sftp_, dir.c_str(), 0700) == 0) continue;
       // Another uploader may have made it meanwhile (EEXIST).
@@ -119,7 +137,8 @@ Status SshSftp::MakeParents(const std::string& path, Deadline deadline) {
 Status SshSftp::WriteTemp(const std::string& tmp, const std::string& content,
                           Deadline deadline) {
   session_->SetTimeout(deadline);
-  sftp_file f = sftp_open(sftp_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  sftp_file f =
+      sftp_open(sftp_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (f == nullptr) return Fail("create " + tmp, deadline);
   Status result;
   for (size_t off = 0; off < content.size();) {
@@ -133,7 +152,8 @@ Status SshSftp::WriteTemp(const std::string& tmp, const std::string& content,
     off += static_cast<size_t>(w);
   }
   session_->SetTimeout(deadline);
-  if (sftp_close(f) != SSH_NO_ERROR && result.ok()) result = Fail("close " + tmp, deadline);
+  if (sftp_close(f) != SSH_NO_ERROR && result.ok())
+    result = Fail("close " + tmp, deadline);
   return result;
 }
 
@@ -154,11 +174,13 @@ Status SshSftp::Rename(const std::string& tmp, const std::string& path,
   return Fail("rename " + tmp + " over " + path, deadline);
 }
 
-Status SshSftp::Upload(const std::string& content, const std::string& remote_path,
-                       int mode, Deadline deadline, const RenameOver& rename_over) {
+Status SshSftp::Upload(const std::string& content,
+                       const std::string& remote_path, int mode,
+                       Deadline deadline, const RenameOver& rename_over) {
   std::string path = SftpPath(remote_path);
   if (path.empty() || path == "." || path.back() == '/') {
-    return Status::BadArgument(where_ + ": upload target \"" + remote_path + "\" is not a file path");
+    return Status::BadArgument(where_ + ": upload target \"" + remote_path +
+                               "\" is not a file path");
   }
   BlockingCall bounded(*session_, deadline);
   Status s = Open(deadline);
@@ -181,7 +203,8 @@ Status SshSftp::Upload(const std::string& content, const std::string& remote_pat
   return s;
 }
 
-Result<long long> SshSftp::FileSize(const std::string& remote_path, Deadline deadline) {
+Result<long long> SshSftp::FileSize(const std::string& remote_path,
+                                    Deadline deadline) {
   std::string path = SftpPath(remote_path);
   BlockingCall bounded(*session_, deadline);
   Status s = Open(deadline);
@@ -196,7 +219,8 @@ Result<long long> SshSftp::FileSize(const std::string& remote_path, Deadline dea
     return Fail("stat " + remote_path, deadline);
   }
   if (a->type != SSH_FILEXFER_TYPE_REGULAR) {
-    return Status::NotFound(where_ + ": " + remote_path + " is not a regular file");
+    return Status::NotFound(where_ + ": " + remote_path +
+                            " is not a regular file");
   }
   return static_cast<long long>(a->size);
 }

@@ -23,7 +23,8 @@ constexpr int kDefaultPort = 22;
 
 std::string GetStringOption(ssh_session s, ssh_options_e option) {
   char* value = nullptr;
-  if (ssh_options_get(s, option, &value) != SSH_OK || value == nullptr) return "";
+  if (ssh_options_get(s, option, &value) != SSH_OK || value == nullptr)
+    return "";
   std::string out = value;
   ssh_string_free_char(value);
   return out;
@@ -44,9 +45,11 @@ class SshConnection : public Connection {
         warnings_(std::move(warnings)) {}
 
   Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
-                                              Deadline deadline) override {
-    if (cmd.argv.empty()) return Status::BadArgument(where_ + ": empty command");
-    return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_, deadline);
+                                               Deadline deadline) override {
+    if (cmd.argv.empty())
+      return Status::BadArgument(where_ + ": empty command");
+    return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_,
+                             deadline);
   }
 
   Status Upload(const std::string& content, const std::string& remote_path,
@@ -93,11 +96,12 @@ Status Configure(SshSession& session, const Node& node) {
     return Status::BadInventory("ssh config_file " + ssh.config_file + ": " +
                                 std::strerror(errno));
   }
-  if (ssh_options_parse_config(s, ssh.config_file.empty() ? nullptr
-                                                          : ssh.config_file.c_str()) < 0) {
+  if (ssh_options_parse_config(
+          s, ssh.config_file.empty() ? nullptr : ssh.config_file.c_str()) < 0) {
     return Status::BadInventory(
-        "ssh config " + (ssh.config_file.empty() ? "~/.ssh/config" : ssh.config_file) +
-        ": " + session.Error());
+        "ssh config " +
+        (ssh.config_file.empty() ? "~/.ssh/config" : ssh.config_file) + ": " +
+        session.Error());
   }
   if (!ssh.user.empty()) ssh_options_set(s, SSH_OPTIONS_USER, ssh.user.c_str());
   if (ssh.port != kDefaultPort) {
@@ -131,12 +135,18 @@ void EnableTcpKeepalive(int fd, double keepalive_s) {
 
 KnownHostState StateOf(enum ssh_known_hosts_e e) {
   switch (e) {
-    case SSH_KNOWN_HOSTS_OK: return KnownHostState::kOk;
-    case SSH_KNOWN_HOSTS_UNKNOWN: return KnownHostState::kUnknown;
-    case SSH_KNOWN_HOSTS_NOT_FOUND: return KnownHostState::kFileMissing;
-    case SSH_KNOWN_HOSTS_CHANGED: return KnownHostState::kChanged;
-    case SSH_KNOWN_HOSTS_OTHER: return KnownHostState::kOtherType;
-    case SSH_KNOWN_HOSTS_ERROR: break;
+    case SSH_KNOWN_HOSTS_OK:
+      return KnownHostState::kOk;
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+      return KnownHostState::kUnknown;
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+      return KnownHostState::kFileMissing;
+    case SSH_KNOWN_HOSTS_CHANGED:
+      return KnownHostState::kChanged;
+    case SSH_KNOWN_HOSTS_OTHER:
+      return KnownHostState::kOtherType;
+    case SSH_KNOWN_HOSTS_ERROR:
+      break;
   }
   return KnownHostState::kError;
 }
@@ -148,7 +158,8 @@ void DescribeServerKey(ssh_session s, HostKeyFacts& facts) {
   facts.key_type = ssh_key_type_to_char(ssh_key_type(key));
   unsigned char* hash = nullptr;
   size_t len = 0;
-  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
+  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) ==
+      0) {
     char* fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len);
     if (fp != nullptr) facts.fingerprint = fp;
     ssh_string_free_char(fp);
@@ -216,12 +227,13 @@ Status Authenticate(SshSession& session, const Node& node,
     if (!identity.empty()) {
       tried = "publickey with identity " + identity;
       ssh_key key = nullptr;
-      if (ssh_pki_import_privkey_file(identity.c_str(), nullptr, nullptr, nullptr,
-                                      &key) != SSH_OK) {
+      if (ssh_pki_import_privkey_file(identity.c_str(), nullptr, nullptr,
+                                      nullptr, &key) != SSH_OK) {
         return Status::AuthFailed(
             "cannot load identity " + identity +
             " (missing, unreadable, not a private key, or protected by a "
-            "passphrase: load such keys into ssh-agent and leave identity unset)");
+            "passphrase: load such keys into ssh-agent and leave identity "
+            "unset)");
       }
       session.SetTimeout(deadline);
       rc = ssh_userauth_publickey(s, nullptr, key);
@@ -235,49 +247,55 @@ Status Authenticate(SshSession& session, const Node& node,
     }
   }
   if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
-  if (deadline.Passed()) return Status::Timeout("authenticating to " + who + ": deadline passed");
+  if (deadline.Passed())
+    return Status::Timeout("authenticating to " + who + ": deadline passed");
   if (rc == SSH_AUTH_PARTIAL) {
     return Status::AuthFailed(tried + " was accepted by " + who +
                               ", but it also requires " +
                               MethodNames(ssh_userauth_list(s, nullptr)));
   }
   if (rc == SSH_AUTH_DENIED) {
-    return Status::AuthFailed(tried + " refused by " + who + " (server accepts: " +
+    return Status::AuthFailed(tried + " refused by " + who +
+                              " (server accepts: " +
                               MethodNames(ssh_userauth_list(s, nullptr)) + ")");
   }
-  return Status::Unreachable("authenticating to " + who + ": " + session.Error());
+  return Status::Unreachable("authenticating to " + who + ": " +
+                             session.Error());
 }
 
 Status ConnectError(SshSession& session, const std::string& where,
                     const Node& node, Deadline deadline) {
   std::string why = session.Error();
   if (deadline.Passed()) {
-    return Status::Timeout("no ssh handshake with " + where + " by the deadline: " + why);
+    return Status::Timeout("no ssh handshake with " + where +
+                           " by the deadline: " + why);
   }
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", node.ssh.connect_timeout_s);
-  return Status::Unreachable("cannot connect to " + where + " (connect_timeout_s " +
-                             limit + "): " + why);
+  return Status::Unreachable("cannot connect to " + where +
+                             " (connect_timeout_s " + limit + "): " + why);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node,
-                                                         Deadline deadline) {
+                                                          Deadline deadline) {
   EnsureLibsshInitialized();
   auto policy = ParseHostKeyPolicy(node.ssh.host_key_policy);
   if (!policy.ok()) return policy.status().WithContext(node.name);
   auto session = std::make_shared<SshSession>();
-  if (session->get() == nullptr) return Status::Internal(node.name + ": ssh_new failed");
+  if (session->get() == nullptr)
+    return Status::Internal(node.name + ": ssh_new failed");
   Status s = Configure(*session, node);
   if (!s.ok()) return s.WithContext(node.name);
 
   ssh_session ss = session->get();
-  std::string where = GetStringOption(ss, SSH_OPTIONS_HOST) + ":" +
-                      std::to_string(GetPort(ss));
+  std::string where =
+      GetStringOption(ss, SSH_OPTIONS_HOST) + ":" + std::to_string(GetPort(ss));
   // connect_timeout_s bounds TCP connect, banner and key exchange; the
   // caller's deadline bounds everything.
-  session->SetTimeout(deadline.Min(Deadline::InSeconds(node.ssh.connect_timeout_s)));
+  session->SetTimeout(
+      deadline.Min(Deadline::InSeconds(node.ssh.connect_timeout_s)));
   if (ssh_connect(ss) != SSH_OK) {
     return ConnectError(*session, where, node, deadline).WithContext(node.name);
   }
@@ -290,8 +308,8 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node,
   std::string who = GetStringOption(ss, SSH_OPTIONS_USER) + "@" + where;
   s = Authenticate(*session, node, who, deadline);
   if (!s.ok()) return s.WithContext(node.name);
-  return std::unique_ptr<Connection>(
-      std::make_unique<SshConnection>(session, "ssh " + who, std::move(warnings)));
+  return std::unique_ptr<Connection>(std::make_unique<SshConnection>(
+      session, "ssh " + who, std::move(warnings)));
 }
 
 }  // namespace cc

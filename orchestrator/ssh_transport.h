@@ -37,7 +37,7 @@ class SshTransport : public Transport {
  public:
   std::string name() const override { return "ssh"; }
   Result<std::unique_ptr<Connection>> Connect(const Node& node,
-                                             Deadline deadline) override;
+                                              Deadline deadline) override;
 };
 
 }  // namespace cc

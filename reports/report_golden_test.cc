@@ -103,7 +103,7 @@ TEST_F(ReportGolden, TheFaultyRunNamesAFaultInEveryStage) {
     EXPECT_TRUE(stages.count(s)) << "no verdict in stage " << s;
   }
   for (const char* k : {"unreachable", "host-key", "hang", "odd-version", "bad-node",
-                        "port-blocked", "one-way", "bandwidth-outlier", "bad-link", "node-fail"}) {
+                        "port-blocked", "one-way", "bandwidth-outlier", "bad-link"}) {
     EXPECT_TRUE(kinds.count(k)) << "no verdict of kind " << k;
   }
 }

@@ -69,7 +69,8 @@ void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs, bool color)
 void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& opt) {
   auto ms = BuildPairMatrices(d);
   if (ms.empty()) return;
-  o << "\npair checks (row sends to column; . pass  ~ warn  X fail  H hang  - skip  ? error)\n";
+  o << "\npair checks (row sends to column; . pass  ~ warn  X fail  H hang  - skip  ? error;\n"
+       "a range is alike nodes, its own diagonal cell the pairs among them)\n";
   for (const auto& m : ms) {
     int total = m.counts.pass + m.counts.warn + m.counts.fail + m.counts.hang +
                 m.counts.skip + m.counts.error;
@@ -136,8 +137,13 @@ std::string RenderMatrixText(const PairMatrix& m, bool color) {
   o << "    " << Pad("", width + 2);
   for (size_t j = 0; j < m.labels.size(); ++j) o << " " << ColumnKey(j);
   for (size_t i = 0; i < m.labels.size(); ++i) {
-    o << "\n    " << ColumnKey(i) << " " << Pad(m.labels[i], width);
-    for (size_t j = 0; j < m.labels.size(); ++j) o << " " << Paint(CellChar(m.cells[i][j]), color);
+    std::string row = "    " + std::string(1, ColumnKey(i)) + " " + Pad(m.labels[i], width);
+    // The last untested cells would be trailing blanks.
+    size_t last = m.labels.size();
+    while (last > 0 && CellChar(m.cells[i][last - 1]) == ' ') --last;
+    for (size_t j = 0; j < last; ++j) row += " " + Paint(CellChar(m.cells[i][j]), color);
+    while (!row.empty() && row.back() == ' ') row.pop_back();
+    o << "\n" << row;
   }
   return o.str();
 }

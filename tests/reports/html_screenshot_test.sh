@@ -44,8 +44,8 @@ n_svg=$(grep -o '<svg class="heatmap"' "$TMP/dom.html" | wc -l)
 # Pair checks of the sample: nics ping/ib0, ports tcp/22 and tcp/29500,
 # nccl allreduce, mpi pingpong.
 [ "$n_svg" -eq 5 ] || fail "expected 5 heatmaps in the DOM, found $n_svg"
-for text in "gpu03 does not accept tcp/29500 from its peers" \
-            "allow tcp 29500 from gpu01 in gpu02" \
+for text in "gpu03 drops tcp/29500 from every peer" \
+            "look at OUTPUT on gpu01 and INPUT on gpu02" \
             "nccl allreduce hung between gpu03 and gpu05" \
             "gpu06 cannot be reached over SSH" \
             "presented a host key that does not match" \

@@ -87,12 +87,13 @@ class SshdFixture {
   // known_hosts line for this server; with `wrong`, another key of the same
   // type (as after a reinstall).
   std::string KnownHostsLine(bool wrong = false) const {
-    std::string key = wrong ? ReadFirstLine(dir_ + "/other_key.pub")
-                            : host_public_key_;
+    std::string key =
+        wrong ? ReadFirstLine(dir_ + "/other_key.pub") : host_public_key_;
     return "[127.0.0.1]:" + std::to_string(port_) + " " + key;
   }
   // Writes dir/name with the given content and returns its path.
-  std::string WriteFile(const std::string& name, const std::string& content) const {
+  std::string WriteFile(const std::string& name,
+                        const std::string& content) const {
     std::string path = dir_ + "/" + name;
     std::ofstream(path) << content;
     return path;
@@ -201,7 +202,8 @@ class SshdFixture {
       if (AnswersBanner()) return "";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return "sshd did not answer on port " + std::to_string(port_) + ": " + Log();
+    return "sshd did not answer on port " + std::to_string(port_) + ": " +
+           Log();
   }
 
   bool AnswersBanner() const {
