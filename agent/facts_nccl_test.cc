@@ -1,4 +1,5 @@
 #include "agent/facts_nccl.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 #include "agent/facts_software.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

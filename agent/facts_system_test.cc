@@ -1,4 +1,5 @@
 #include "agent/facts_system.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

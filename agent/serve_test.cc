@@ -9,6 +9,7 @@
 
 #include "agent/line_reader.h"
 #include "agent/protocol.h"
+#include "build_paths.h"
 
 namespace cc::agent {
 namespace {

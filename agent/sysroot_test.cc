@@ -1,4 +1,5 @@
 #include "agent/sysroot.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

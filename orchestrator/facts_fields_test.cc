@@ -1,4 +1,5 @@
 #include "orchestrator/facts_fields.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "orchestrator/inventory.h"
+#include "build_paths.h"
 
 namespace cc {
 namespace {

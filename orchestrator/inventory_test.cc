@@ -1,4 +1,5 @@
 #include "orchestrator/inventory.h"
+#include "build_paths.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

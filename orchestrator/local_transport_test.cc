@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "agent/protocol.h"
+#include "build_paths.h"
 
 namespace cc {
 namespace {

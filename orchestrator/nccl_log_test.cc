@@ -1,4 +1,5 @@
 #include "orchestrator/nccl_log.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

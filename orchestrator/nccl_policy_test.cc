@@ -1,4 +1,5 @@
 #include "orchestrator/nccl_policy.h"
+#include "build_paths.h"
 
 #include <gtest/gtest.h>
 

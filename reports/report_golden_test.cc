@@ -17,6 +17,7 @@
 #include "reports/json_report.h"
 #include "reports/sample_runs_test.h"
 #include "reports/terminal.h"
+#include "build_paths.h"
 
 namespace cc {
 namespace {
