@@ -22,6 +22,7 @@ trap '"$SC" down >/dev/null 2>&1' EXIT
 
 now() { date +%s.%N; }
 rows=()
+ratios=()
 
 # run_once LABEL: one run of the ports stage on the cluster as it is.
 run_once() {
@@ -43,6 +44,29 @@ run_once() {
       "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)")")
 }
 
+# peer_once N: the named peer, nmap (TCP connect scan, no ping, no DNS),
+# probing the same 10 ports of every other node from every node at once,
+# as the stage does. Only tcp/22 listens then, so nmap mostly meets
+# refusals; the stage meets its own listeners.
+peer_once() {
+  local n=$1 t0 t1 i j targets ports
+  ports=22,29500$(for k in $(seq 0 7); do printf ',%d' $((32768 + k * 3500)); done)
+  t0=$(now)
+  for i in $(seq "$n"); do
+    targets=$(for j in $(seq "$n"); do [ "$j" = "$i" ] || "$SC" addr "node$j"; done)
+    # shellcheck disable=SC2086
+    "$SC" exec "node$i" nmap -Pn -sT -n -T5 --max-retries 0 -p "$ports" $targets \
+      >/dev/null 2>&1 &
+  done
+  wait
+  t1=$(now)
+  local probes=$((n * (n - 1) * 10))
+  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10s %9.2f' "nmap peer" "$n" "$probes" "-" \
+      "$(echo "$t1 - $t0" | bc)" "$(echo "$probes / ($t1 - $t0)" | bc -l)" "-" \
+      "$(echo "$t1 - $t0" | bc)")")
+  peer_s=$(echo "$t1 - $t0" | bc)
+}
+
 for n in "${SIZES[@]}"; do
   echo "bench/ports: bringing up $n nodes..." >&2
   "$SC" up "$n" --base auto >/dev/null 2>&1 || { echo "simcluster up $n failed"; exit 1; }
@@ -50,6 +74,10 @@ for n in "${SIZES[@]}"; do
     printf '\n[stages.ports]\nports = [29500]\nephemeral_samples = 8\ntimeout_ms = %d\n' $TIMEOUT_MS
   } >"$D/bench.toml"
   run_once clean || exit 1
+  clean_probe_s=$(echo "${rows[-1]}" | awk '{print $5}')
+  peer_once "$n"
+  ratios+=("$(printf '%5s nodes: probe phase %.2f s vs nmap %.2f s, ratio %.2f' "$n" \
+      "$clean_probe_s" "$peer_s" "$(echo "$clean_probe_s / $peer_s" | bc -l)")")
   "$SC" fault node2 iptables -A INPUT -p tcp --dport 29500 -j DROP
   run_once "1 DROP" || exit 1
   "$SC" fault node2 iptables -D INPUT -p tcp --dport 29500 -j DROP
@@ -61,3 +89,5 @@ printf '%-10s %5s %8s %8s %10s %12s %10s %9s\n' case nodes probes open "probe s"
   "listen s" "run s"
 printf '%s\n' "${rows[@]}"
 echo "(run s includes connecting, pushing the agent and the facts stage)"
+echo "clustercheck / nmap (probe phase; lower is better for clustercheck):"
+printf '%s\n' "${ratios[@]}"
