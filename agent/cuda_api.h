@@ -1,14 +1,13 @@
 // The CUDA driver API entry points the nccl command needs, loaded with
 // dlopen("libcuda.so.1") at run time: the agent links no GPU library
-// (DESIGN.md "The agent"). cuda.h is included for its types only.
+// (DESIGN.md "The agent"). Its types come from agent/gpu_abi.h.
 #pragma once
-
-#include <cuda.h>
 
 #include <string>
 #include <vector>
 
 #include "agent/dynlib.h"
+#include "agent/gpu_abi.h"
 #include "common/status.h"
 
 namespace cc::agent {

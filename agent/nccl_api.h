@@ -1,13 +1,12 @@
 // NCCL's entry points, loaded with dlopen("libnccl.so.2") at run time (the
-// agent links no GPU library). nccl.h is included for its types only.
+// agent links no GPU library). Its types come from agent/gpu_abi.h.
 #pragma once
-
-#include <nccl.h>
 
 #include <string>
 #include <vector>
 
 #include "agent/dynlib.h"
+#include "agent/gpu_abi.h"
 #include "common/status.h"
 
 namespace cc::agent {

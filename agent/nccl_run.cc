@@ -120,7 +120,7 @@ Step NcclRun::InitComms(const ncclUniqueId& id) {
   }
   // Safe with any NCCL >= 2.14: it copies min(config.size, its own sizeof)
   // and ignores fields it does not know (src/init.cc, parseCommConfig).
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  ncclConfig_t config = DefaultNcclConfig();
   config.blocking = 0;
   std::string failed;
   nccl_.GroupStart();
