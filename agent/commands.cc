@@ -9,6 +9,8 @@ const std::vector<CommandEntry>& Commands() {
   static const std::vector<CommandEntry> kCommands = {
       {"facts", "node facts: system, network, GPUs, libraries", RunFacts},
       {"sleep", "sleep for args.seconds (tests: a hung agent)", RunSleep},
+      {"nics", "listen on each interface's address, probe peers' (TCP token, DF datagrams), stop",
+       RunNics},
       {"ports", "listen on ports with a token, probe peers' ports, stop (phased)", RunPorts},
       {"nccl", "NCCL AllReduce on this process's GPUs: bandwidth, data check, NCCL log", RunNccl},
       {"nccl_id", "a NCCL unique id made in this process (tests)", RunNcclId},

@@ -8,6 +8,7 @@ namespace cc::agent {
 Status RunFacts(const Json& args, CommandContext& ctx);
 Status RunSleep(const Json& args, CommandContext& ctx);
 Status RunPorts(const Json& args, CommandContext& ctx);
+Status RunNics(const Json& args, CommandContext& ctx);
 Status RunNccl(const Json& args, CommandContext& ctx);
 Status RunNcclId(const Json& args, CommandContext& ctx);
 

@@ -20,6 +20,7 @@
 #include "agent/facts_network.h"
 #include "agent/facts_software.h"
 #include "agent/facts_system.h"
+#include "agent/nic_locality.h"
 #include "agent/sysroot.h"
 
 extern char** environ;
@@ -200,6 +201,13 @@ Status RunFacts(const Json& args, CommandContext& ctx) {
       facts[name] = {{"status", "error"}, {"reason", std::string("exception: ") + e.what()}};
       ctx.Log("error", std::string("facts: section ") + name + ": " + e.what());
     }
+  }
+  // Locality needs two sections' answers: the GPUs' bus ids and the NICs'.
+  if (facts.contains("gpu") && facts.contains("network") && facts["network"].is_object()) {
+    Json ib = facts.contains("rdma") && facts["rdma"].is_object()
+                  ? facts["rdma"].value("ib_devices", Json::array())
+                  : Json::array();
+    facts["network"]["gpu_locality"] = GpuNicLocality(root, facts["gpu"], facts["network"], ib);
   }
   ctx.Result("facts", facts);
   return Status::Ok();

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "agent/facts_rdma.h"
+
 namespace cc::agent {
 
 using nlohmann::json;
@@ -50,35 +52,6 @@ std::optional<std::string> HelperOutput(const std::vector<std::string>& argv,
     return r.out;
   }
   return std::nullopt;
-}
-
-json IbDevices(const Sysroot& root) {
-  json devs = json::array();
-  for (const auto& dev : root.List("/sys/class/infiniband")) {
-    const std::string base = "/sys/class/infiniband/" + dev;
-    json ports = json::array();
-    for (const auto& port : root.List(base + "/ports")) {
-      const std::string p = base + "/ports/" + port;
-      auto read = [&root, &p](const char* f) -> json {
-        auto v = root.ReadLine(p + "/" + f);
-        return v ? json(StripSysfsEnumPrefix(*v)) : json(nullptr);
-      };
-      auto rate = root.ReadLine(p + "/rate");  // "400 Gb/sec (4X NDR)"
-      json entry = {{"port", AllDigits(port) ? json(std::stoi(port)) : json(port)},
-                    {"state", read("state")},
-                    {"phys_state", read("phys_state")},
-                    {"rate", rate ? json(*rate) : json(nullptr)},
-                    {"link_layer", read("link_layer")}};
-      ports.push_back(entry);
-    }
-    json d = {{"name", dev}, {"ports", ports}};
-    // The netdev behind the HCA (RoCE, IPoIB) lets the nics stage pair
-    // NCCL_IB_HCA with NCCL_SOCKET_IFNAME.
-    auto net = root.List(base + "/device/net");
-    if (!net.empty()) d["netdevs"] = net;
-    devs.push_back(d);
-  }
-  return devs;
 }
 
 json RdmaCoreVersion(const Sysroot& root) {
@@ -256,7 +229,7 @@ std::string StripSysfsEnumPrefix(const std::string& s) {
 
 json CollectRdmaFacts(const Sysroot& root) {
   json r;
-  r["ib_devices"] = IbDevices(root);
+  r["ib_devices"] = CollectIbDevices(root);
   json core = RdmaCoreVersion(root);
   r["rdma_core_version"] = core["version"];
   r["rdma_core_source"] = core.contains("source") ? core["source"] : core["reason"];

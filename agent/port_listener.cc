@@ -97,6 +97,16 @@ int PortListeners::Bind(int port) {
     close(fd);
     return err;
   }
+  if (port == 0) {
+    // Port 0 asks the kernel for a free one: report which (the nics stage
+    // listens on every address this way).
+    sockaddr_storage got{};
+    socklen_t got_len = sizeof got;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&got), &got_len) == 0) {
+      port = ntohs(got.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&got)->sin6_port
+                                             : reinterpret_cast<sockaddr_in*>(&got)->sin_port);
+    }
+  }
   fds_.push_back(fd);
   ports_.push_back(port);
   return 0;

@@ -29,8 +29,8 @@ class PortListeners {
   const std::string& address() const { return bound_addr_; }
 
   // Binds and listens (SO_REUSEADDR, non-blocking). Returns 0, or the
-  // errno (EADDRINUSE when another socket holds the port). REQUIRES:
-  // before Start().
+  // errno (EADDRINUSE when another socket holds the port). Port 0 takes a
+  // free port; ports() then holds the one taken. REQUIRES: before Start().
   int Bind(int port);
   const std::vector<int>& ports() const { return ports_; }
 
