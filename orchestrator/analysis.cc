@@ -156,7 +156,16 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
     v.nodes = NodesOf(rs, order);
     std::string who = NodesPhrase(v.nodes);
     v.summary = who + " " + ck->what;
-    if (rs.size() == 1) v.summary += ": " + rs.front()->message;
+    // The operator's first question is "why": one node's own message, the
+    // common one, or the first as an example (all are in the evidence).
+    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
+      return r->message == rs.front()->message;
+    });
+    if (rs.size() == 1 || same) {
+      v.summary += ": " + rs.front()->message;
+    } else {
+      v.summary += " (e.g. " + rs.front()->node + ": " + rs.front()->message + ")";
+    }
     v.evidence = {{"error", value}, {"messages", MessagesByNode(rs)}};
     v.next_step = Fill(ck->next, who);
     out.push_back(std::move(v));

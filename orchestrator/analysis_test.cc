@@ -105,6 +105,23 @@ TEST(Analysis, ConnectFailuresAreNamedWithTheirReason) {
   EXPECT_NE(vs[1].summary.find("host key"), std::string::npos);
 }
 
+TEST(Analysis, ConnectFailuresOfSeveralNodesSayWhy) {
+  RunData d = Cluster(4);
+  AddNode(d, "n1", "connect", "agent", Outcome::kFail, "io");
+  AddNode(d, "n2", "connect", "agent", Outcome::kFail, "io");
+  d.node_results[0].message = d.node_results[1].message = "agent: exec format error";
+  AddNode(d, "n3", "connect", "agent", Outcome::kHang, "timeout");
+  AddNode(d, "n4", "connect", "agent", Outcome::kHang, "timeout");
+  d.node_results[2].message = "hello: no answer within 60s";
+  d.node_results[3].message = "hello: no answer within 30s";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].summary,
+            "n3 and n4 did not answer in time while the agent started "
+            "(e.g. n3: hello: no answer within 60s)");
+  EXPECT_EQ(vs[1].summary, "n1 and n2 could not start the agent: agent: exec format error");
+}
+
 TEST(Analysis, ANodeFailingWithEveryPartnerIsABadNodeNotManyLinks) {
   RunData d = Cluster(5);
   AllPairs(d, 5, "nccl", "allreduce",
