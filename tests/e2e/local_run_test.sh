@@ -45,22 +45,25 @@ run = ["sleep"]
 [stages.sleep]
 seconds = 60
 TOML
-"$CC" run "$TMP/three.toml" --db "$DB" >"$TMP/int.out" 2>&1 &
-pid=$!
-for _ in $(seq 50); do
-  [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] && break
-  sleep 0.2
+# Ctrl-C (SIGINT) and SIGTERM (a scheduler's kill) alike.
+for sig in INT TERM; do
+  "$CC" run "$TMP/three.toml" --db "$DB" >"$TMP/int.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do
+    [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] && break
+    sleep 0.2
+  done
+  sleep 1
+  n_agents=$(pgrep -c -P $pid -f clustercheck-agent || true)
+  [ "$n_agents" = 3 ] || fail "SIG$sig: expected 3 agents under the controller, saw $n_agents"
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  [ $rc -eq 130 ] || { cat "$TMP/int.out"; fail "SIG$sig: interrupted run exited $rc"; }
+  [ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = interrupted ] || fail "SIG$sig: run not recorded as interrupted"
+  for _ in $(seq 25); do pgrep -f "$BUILD/clustercheck-agent" >/dev/null || break; sleep 0.2; done
+  pgrep -f "$BUILD/clustercheck-agent" >/dev/null && fail "agents left after SIG$sig"
 done
-sleep 1
-n_agents=$(pgrep -c -P $pid -f clustercheck-agent || true)
-[ "$n_agents" = 3 ] || fail "expected 3 agents under the controller, saw $n_agents"
-kill -INT $pid
-wait $pid
-rc=$?
-[ $rc -eq 130 ] || { cat "$TMP/int.out"; fail "interrupted run exited $rc"; }
-[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = interrupted ] || fail "run not recorded as interrupted"
-for _ in $(seq 25); do pgrep -f "$BUILD/clustercheck-agent" >/dev/null || break; sleep 0.2; done
-pgrep -f "$BUILD/clustercheck-agent" >/dev/null && fail "agents left after Ctrl-C"
 
 # 5. SIGKILL midway: what was written stays; the agents go away by
 # themselves (their stdin closes with the controller).
