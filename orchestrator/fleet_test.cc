@@ -2,10 +2,9 @@
 
 #include <elf.h>
 #include <gtest/gtest.h>
-
-#include <atomic>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
