@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "orchestrator/version_pin.h"
+
 namespace cc {
 namespace {
 
@@ -30,6 +32,32 @@ TEST(MinimumDriverFor, ListsTheToolkitDriverOfEachRelease) {
     EXPECT_THAT(MinimumDriverFor(cuda), Optional(std::string(driver))) << cuda;
   }
   EXPECT_THAT(MinimumDriverFor("12.4.1"), Optional(std::string("550.54.14")));
+}
+
+// A typo in the table (a digit dropped, two rows swapped) shows up as a
+// newer CUDA release asking for an older driver, or one below its family.
+TEST(MinimumDriverFor, NewerReleasesNeverNeedAnOlderDriver) {
+  std::string previous;
+  int rows = 0;
+  for (int major = 11; major <= 13; ++major) {
+    for (int minor = 0; minor <= 9; ++minor) {
+      std::string cuda = std::to_string(major) + "." + std::to_string(minor);
+      std::optional<std::string> d = MinimumDriverFor(cuda);
+      if (!d) continue;
+      ++rows;
+      ASSERT_THAT(MinorCompatDriverFor(cuda), Optional(testing::_)) << cuda;
+      // 11.0 shipped before the 11.x family minimum 450.80.02 existed.
+      if (cuda != "11.0") {
+        EXPECT_GE(CompareVersions(*d, *MinorCompatDriverFor(cuda)), 0) << cuda;
+      }
+      if (!previous.empty()) {
+        EXPECT_GT(CompareVersions(*d, previous), 0) << cuda;
+      }
+      previous = *d;
+    }
+  }
+  EXPECT_GE(rows, 20);
+  EXPECT_EQ(MinimumDriverFor(NewestCudaInTable()), previous);
 }
 
 TEST(MinimumDriverFor, UnknownReleasesHaveNoEntry) {

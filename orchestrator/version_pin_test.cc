@@ -30,6 +30,22 @@ TEST(CompareVersions, ComponentsCompareAsNumbers) {
   EXPECT_EQ(CompareVersions("535.104.05", "535.104.5"), 0);
 }
 
+// The forms the issue names: a string compare gets each of these wrong.
+TEST(CompareVersions, TheDriverNcclAndCudaFormsOperatorsMeet) {
+  EXPECT_LT(CompareVersions("550.54.15", "550.127.05"), 0);  // "54" < "127"
+  EXPECT_GT(CompareVersions("550.127.05", "550.54.15"), 0);
+  EXPECT_GT(CompareVersions("2.21.5", "2.9.6"), 0);
+  EXPECT_LT(CompareVersions("2.21.5", "2.21.10"), 0);
+  EXPECT_EQ(CompareVersions("2.21.5", "2.21.5"), 0);
+  EXPECT_LT(CompareVersions("12.4", "12.10"), 0);  // CUDA 12.10 is newer
+  EXPECT_GT(CompareVersions("13.0", "12.10"), 0);
+  EXPECT_TRUE(Matches(Pin(">=550.127"), "550.127.05"));
+  EXPECT_FALSE(Matches(Pin(">=550.127"), "550.54.15"));
+  EXPECT_TRUE(Matches(Pin(">=2.18,<3"), "2.21.5"));
+  EXPECT_FALSE(Matches(Pin("12.1"), "12.10"));  // exact "12.1" is not 12.10
+  EXPECT_TRUE(Matches(Pin("<12.10"), "12.4"));
+}
+
 TEST(CompareVersions, MissingTrailingPartsCountAsZero) {
   EXPECT_LT(CompareVersions("12.4", "12.4.1"), 0);
   EXPECT_EQ(CompareVersions("12.4", "12.4.0"), 0);
