@@ -11,6 +11,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/analysis_internal.h"
+#include "orchestrator/parity.h"
 
 namespace cc {
 namespace analysis {
@@ -204,8 +205,12 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
       by_value[r->value].push_back(r->node);
     }
     v.nodes = NodesOf(rs, order);
+    // Only a majority check has a majority; a rule's passing nodes merely
+    // satisfy it (driver_for_cuda passes with 550 on one node, 580 on another).
+    const ParityCheckKind check_kind = ParityCheckKindOf(check);
     std::string expected = rs.front()->expected;
-    std::string majority = MajorityOf(d, check);
+    std::string majority =
+        check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";
     if (expected.empty()) expected = majority;
     std::string have;
     for (const auto& [value, nodes] : by_value) {
@@ -221,10 +226,15 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
     v.evidence = {{"field", check}, {"expected", expected}, {"majority", majority},
                   {"values", values}};
     std::string who = NodesPhrase(v.nodes);
-    v.next_step = expected.empty()
-                      ? "look at " + check + " on " + who + ": " + rs.front()->message
-                      : "bring " + check + " on " + who + " to " + expected +
-                            " like the rest of the cluster, or drain " + who;
+    std::string remedy = ParityNextStep(check, who, expected);
+    if (!remedy.empty()) {
+      v.next_step = remedy;
+    } else if (expected.empty()) {
+      v.next_step = "look at " + check + " on " + who + ": " + rs.front()->message;
+    } else {
+      v.next_step = "bring " + check + " on " + who + " to " + expected +
+                    " like the rest of the cluster, or drain " + who;
+    }
     out.push_back(std::move(v));
   }
 }

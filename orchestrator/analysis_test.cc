@@ -254,6 +254,31 @@ TEST(Analysis, ParityFailuresGroupByFieldWithTheExpectedValue) {
   EXPECT_EQ(vs[1].severity, Outcome::kWarn);
 }
 
+// A rule's passing nodes are no majority: node n1 passes driver_for_cuda
+// with 550 while n4 needs 580, so "like the rest of the cluster" would lie.
+TEST(Analysis, ParityRuleFailuresSayTheRulesRemedyNotTheMajoritys) {
+  RunData d = Cluster(4);
+  for (int i = 1; i <= 4; ++i) {
+    std::string n = "n" + std::to_string(i);
+    bool odd = i == 4;
+    AddNode(d, n, "parity", "driver_for_cuda", odd ? Outcome::kFail : Outcome::kPass,
+            "550.54.15", odd ? ">=580.65.06" : ">=530.30.02");
+  }
+  AddNode(d, "n2", "parity", "expect.nccl", Outcome::kFail, "2.18.3", ">=2.21");
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  if (vs[0].check != "driver_for_cuda") std::swap(vs[0], vs[1]);
+  EXPECT_EQ(vs[0].check, "driver_for_cuda");
+  EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n4"}));
+  EXPECT_EQ(vs[0].evidence["majority"], "");
+  EXPECT_EQ(vs[0].next_step,
+            "upgrade the NVIDIA driver on n4 to 580.65.06 or newer, or install a "
+            "torch/NCCL built for a CUDA that its driver runs");
+  EXPECT_EQ(vs[1].check, "expect.nccl");
+  EXPECT_EQ(vs[1].next_step,
+            "make nccl on n2 match the inventory's pin >=2.21 ([expect]), or drain n2");
+}
+
 TEST(Analysis, HangsAreNamedAndNotRepeatedAsLinks) {
   RunData d = Cluster(4);
   AllPairs(d, 4, "nccl", "allreduce",

@@ -425,20 +425,74 @@ std::optional<ParityFinding> TorchSeesGpus(const NodeFacts& n) {
                 "torch_cuda_available \"" + *avail + "\" is not true or false");
 }
 
+// `next_step`: what to do where the rule fails; "{}" is the nodes, "{=}"
+// the finding's expected value.
 struct ParityRule {
   const char* check;
   RuleFn judge;
+  const char* next_step;
 };
 const ParityRule kParityRules[] = {
-    {"driver_for_cuda", DriverForCuda},           // driver vs the CUDA runtime
-    {"cuda_driver_for_cuda", CudaDriverForCuda},  // cuDriverGetVersion vs it
-    {"gpus_expected", GpusExpected},              // gpu_count vs inventory
-    {"memlock_for_rdma", MemlockForRdma},         // RDMA pins memory
-    {"shm_size", ShmSize},                        // /dev/shm >= 1 GiB
-    {"torch_sees_gpus", TorchSeesGpus},           // torch.cuda.is_available()
+    // driver vs the CUDA runtime
+    {"driver_for_cuda", DriverForCuda,
+     "upgrade the NVIDIA driver on {} to {=}, or install a torch/NCCL built for a "
+     "CUDA that its driver runs"},
+    // cuDriverGetVersion vs it
+    {"cuda_driver_for_cuda", CudaDriverForCuda,
+     "upgrade the NVIDIA driver on {} to one for CUDA {=}, or install a torch/NCCL "
+     "built for an older CUDA"},
+    // gpu_count vs inventory
+    {"gpus_expected", GpusExpected,
+     "find the missing GPUs of {} (nvidia-smi, dmesg for Xid or \"fallen off the "
+     "bus\", lspci), or correct the inventory's gpus"},
+    // RDMA pins memory
+    {"memlock_for_rdma", MemlockForRdma,
+     "set memlock unlimited on {} (/etc/security/limits.conf; LimitMEMLOCK=infinity "
+     "for services and containers)"},
+    // /dev/shm >= 1 GiB
+    {"shm_size", ShmSize,
+     "grow /dev/shm on {} to at least 1 GiB (mount -o remount,size=...; docker "
+     "--shm-size)"},
+    // torch.cuda.is_available()
+    {"torch_sees_gpus", TorchSeesGpus,
+     "run python -c 'import torch; torch.cuda.init()' on {} and read why (a driver "
+     "too old for torch's CUDA, CUDA_VISIBLE_DEVICES, missing /dev/nvidia*)"},
 };
 
+const ParityRule* RuleOf(const std::string& check) {
+  for (const ParityRule& r : kParityRules) {
+    if (check == r.check) return &r;
+  }
+  return nullptr;
+}
+
+std::string FillNextStep(std::string tmpl, const std::string& who,
+                         const std::string& expected) {
+  for (size_t p; (p = tmpl.find("{=}")) != std::string::npos;) tmpl.replace(p, 3, expected);
+  for (size_t p; (p = tmpl.find("{}")) != std::string::npos;) tmpl.replace(p, 2, who);
+  return tmpl;
+}
+
 }  // namespace
+
+ParityCheckKind ParityCheckKindOf(const std::string& check) {
+  if (check.rfind("expect.", 0) == 0) return ParityCheckKind::kPin;
+  return RuleOf(check) ? ParityCheckKind::kRule : ParityCheckKind::kMajority;
+}
+
+std::string ParityNextStep(const std::string& check, const std::string& who,
+                           const std::string& expected) {
+  if (ParityCheckKindOf(check) == ParityCheckKind::kPin) {
+    return FillNextStep("make " + check.substr(7) + " on {} match the inventory's pin {=} "
+                        "([expect]), or drain {}",
+                        who, expected);
+  }
+  const ParityRule* rule = RuleOf(check);
+  if (!rule) return "";
+  // "{=}" reads ">=580.65.06"; the advice says "to 580.65.06 or newer".
+  std::string want = expected.rfind(">=", 0) == 0 ? expected.substr(2) + " or newer" : expected;
+  return FillNextStep(rule->next_step, who, want);
+}
 
 Outcome DeviationSeverity(const std::string& field) {
   const FieldPolicy* p = PolicyOf(field);

@@ -68,6 +68,19 @@ std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
 std::vector<std::string> SummarizeParity(
     const std::vector<ParityFinding>& findings);
 
+// What a parity check judges a node against: its field's cluster majority
+// ("driver"), an [expect] pin ("expect.driver"), or a compatibility rule
+// ("driver_for_cuda"; see kParityRules in parity.cc).
+enum class ParityCheckKind { kMajority, kPin, kRule };
+ParityCheckKind ParityCheckKindOf(const std::string& check);
+
+// What an operator does about a failing pin or rule on `who` ("node4",
+// "node[3-4]"), given the finding's `expected`: "upgrade the NVIDIA driver
+// on node4 to >=580.65.06 or newer, ...". "" for majority checks, whose
+// remedy (be like the rest) the caller words.
+std::string ParityNextStep(const std::string& check, const std::string& who,
+                           const std::string& expected);
+
 // Checks every pin of an [expect] table; kBadInventory "expect.<field>: pin
 // ...: reason" for the first bad one. For inventory validation.
 Status CheckExpectPins(const std::map<std::string, std::string>& expect);

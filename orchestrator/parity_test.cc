@@ -472,5 +472,26 @@ TEST(ParityRules, NoDriverSkipsOnACpuNodeButFailsOnANodeMeantToHaveGpus) {
   EXPECT_EQ(cuda[1].expected, ">=13.0");
 }
 
+TEST(ParityCheckKindOf, TellsMajorityPinAndRuleChecksApart) {
+  EXPECT_EQ(ParityCheckKindOf("driver"), ParityCheckKind::kMajority);
+  EXPECT_EQ(ParityCheckKindOf("nccl_env.NCCL_IB_HCA"), ParityCheckKind::kMajority);
+  EXPECT_EQ(ParityCheckKindOf("expect.driver"), ParityCheckKind::kPin);
+  EXPECT_EQ(ParityCheckKindOf("gpus_expected"), ParityCheckKind::kRule);
+  EXPECT_EQ(ParityCheckKindOf("torch_sees_gpus"), ParityCheckKind::kRule);
+}
+
+TEST(ParityNextStep, EveryRuleHasItsOwnRemedy) {
+  for (const char* rule : {"driver_for_cuda", "cuda_driver_for_cuda", "gpus_expected",
+                           "memlock_for_rdma", "shm_size", "torch_sees_gpus"}) {
+    std::string s = ParityNextStep(rule, "gpu[003-004]", ">=1");
+    EXPECT_NE(s.find("gpu[003-004]"), std::string::npos) << rule << ": " << s;
+    EXPECT_EQ(s.find("{"), std::string::npos) << rule << ": " << s;
+  }
+  EXPECT_EQ(ParityNextStep("cuda_driver_for_cuda", "gpu004", ">=13.0"),
+            "upgrade the NVIDIA driver on gpu004 to one for CUDA 13.0 or newer, or "
+            "install a torch/NCCL built for an older CUDA");
+  EXPECT_EQ(ParityNextStep("driver", "gpu004", "550.54.15"), "");
+}
+
 }  // namespace
 }  // namespace cc

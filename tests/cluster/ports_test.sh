@@ -22,44 +22,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc=$here/simcluster.sh
 CC=$BUILD/clustercheck
 
-if [ "$(id -u)" != 0 ]; then echo "skip: needs root"; exit 77; fi
+# shellcheck source=tests/cluster/testlib.sh
+. "$here/testlib.sh"
 command -v iptables >/dev/null || { echo "skip: no iptables"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 [ -x "$CC" ] || { echo "FAIL: no $CC"; exit 1; }
-prefix=pt$(($$ % 100000))
-if ! ip netns add "$prefix-probe" 2>/dev/null; then
-  echo "skip: ip netns is not possible here"; exit 77
-fi
-ip netns del "$prefix-probe"
-
-dir=$(mktemp -d /tmp/ports-test.XXXXXX)
-export SIMCLUSTER_DIR=$dir SIMCLUSTER_PREFIX=$prefix
 squatter=""
-cleanup() {
-  [ -n "$squatter" ] && kill "$squatter" 2>/dev/null
-  "$sc" down >/dev/null 2>&1
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-DB=$dir/cc.db
-q() { sqlite3 "$DB" "$1"; }
-# expect "description" EXPECTED SQL: the query prints EXPECTED.
-expect() {
-  local got
-  got=$(q "$3")
-  if [ "$got" = "$2" ]; then ok "$1"; else not_ok "$1"; echo "  | expected '$2', got '$got'"; fi
-}
-# expect_like "description" PATTERN SQL: the query prints a line matching.
-expect_like() {
-  local got
-  got=$(q "$3")
-  if grep -q -- "$2" <<<"$got"; then ok "$1"; else not_ok "$1"; echo "  | no '$2' in: $got"; fi
-}
+cluster_test_cleanup() { [ -z "$squatter" ] || kill "$squatter" 2>/dev/null; }
+cluster_test_start pt ports
 
 "$sc" up 8 --base auto >"$dir/up.log" 2>&1 || { cat "$dir/up.log"; echo "FAIL: simcluster up"; exit 1; }
 addr() { "$sc" addr "$1"; }
@@ -153,5 +122,4 @@ if [ -z "$leftover" ]; then ok "ss shows nothing of ours listening in any node";
   not_ok "listeners left:$leftover"; fi
 if pgrep -f "$dir/agent/agent-" >/dev/null; then not_ok "agents left running"; else ok "no agent left running"; fi
 
-[ $failures -eq 0 ] && echo "PASS" || echo "FAIL: $failures checks"
-[ $failures -eq 0 ]
+cluster_test_finish
