@@ -72,7 +72,8 @@ int KindRank(const std::string& kind) {
   static const char* kOrder[] = {
       "unreachable", "auth-failed", "host-key", "agent-failed", "hang",
       "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
-      "wrong-host", "node-fail", "bandwidth-outlier", "odd-version", "in-use",
+      "wrong-host", "node-fail", "bandwidth-outlier", "incompatible", "pin-mismatch",
+      "odd-version", "in-use",
       "untested", "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
@@ -192,8 +193,13 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
   }
   for (const auto& check : g.order) {
     const auto& rs = g.members[check];
+    // Only a majority check has a majority; a rule's passing nodes merely
+    // satisfy it (driver_for_cuda passes with 550 on one node, 580 on another).
+    const ParityCheckKind check_kind = ParityCheckKindOf(check);
     Verdict v;
-    v.kind = "odd-version";
+    v.kind = check_kind == ParityCheckKind::kRule  ? "incompatible"
+             : check_kind == ParityCheckKind::kPin ? "pin-mismatch"
+                                                   : "odd-version";
     v.stage = "parity";
     v.check = check;
     v.severity = Outcome::kPass;
@@ -205,9 +211,6 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
       by_value[r->value].push_back(r->node);
     }
     v.nodes = NodesOf(rs, order);
-    // Only a majority check has a majority; a rule's passing nodes merely
-    // satisfy it (driver_for_cuda passes with 550 on one node, 580 on another).
-    const ParityCheckKind check_kind = ParityCheckKindOf(check);
     std::string expected = rs.front()->expected;
     std::string majority =
         check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";

@@ -17,7 +17,11 @@
 //   bandwidth-outlier  a pair's value below outlier_fraction of the check's
 //                 median, below min_busbw_gbps, or below baseline_fraction
 //                 of the same pair in a baseline run
-//   odd-version   parity findings, one verdict per field
+//   odd-version   parity: a node differs from the cluster majority, one
+//                 verdict per field
+//   incompatible  parity: a compatibility rule fails (driver too old for
+//                 the CUDA torch/NCCL need, GPUs missing, memlock, /dev/shm)
+//   pin-mismatch  parity: a value does not match the inventory's [expect]
 //   node-fail     other failing node checks (nics link down, intra-node
 //                 NCCL, ...), alike nodes folded
 //   untested      checks that ended in `error` (could not be tested)

@@ -256,7 +256,7 @@ TEST(Analysis, ParityFailuresGroupByFieldWithTheExpectedValue) {
 
 // A rule's passing nodes are no majority: node n1 passes driver_for_cuda
 // with 550 while n4 needs 580, so "like the rest of the cluster" would lie.
-TEST(Analysis, ParityRuleFailuresSayTheRulesRemedyNotTheMajoritys) {
+TEST(Analysis, ParityRuleAndPinFailuresSayTheirOwnKindAndRemedyNotTheMajoritys) {
   RunData d = Cluster(4);
   for (int i = 1; i <= 4; ++i) {
     std::string n = "n" + std::to_string(i);
@@ -269,12 +269,14 @@ TEST(Analysis, ParityRuleFailuresSayTheRulesRemedyNotTheMajoritys) {
   ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
   if (vs[0].check != "driver_for_cuda") std::swap(vs[0], vs[1]);
   EXPECT_EQ(vs[0].check, "driver_for_cuda");
+  EXPECT_EQ(vs[0].kind, "incompatible");
   EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n4"}));
   EXPECT_EQ(vs[0].evidence["majority"], "");
   EXPECT_EQ(vs[0].next_step,
             "upgrade the NVIDIA driver on n4 to 580.65.06 or newer, or install a "
             "torch/NCCL built for a CUDA that its driver runs");
   EXPECT_EQ(vs[1].check, "expect.nccl");
+  EXPECT_EQ(vs[1].kind, "pin-mismatch");
   EXPECT_EQ(vs[1].next_step,
             "make nccl on n2 match the inventory's pin >=2.21 ([expect]), or drain n2");
 }

@@ -233,6 +233,9 @@ got=$(jv driver_for_cuda '[(.nodes | join(",")), .summary, .next_step] | join("|
 case $got in "node4|"*"550.54.15"*"580.65.06"*"CUDA 13.0"*"|upgrade the NVIDIA driver on node4 to 580.65.06 or newer"*)
     ok "report --json: driver_for_cuda names node4, its 550.54.15 and the 580.65.06 CUDA 13.0 needs" ;;
   *) not_ok "report --json: driver_for_cuda"; echo "  | got '$got'" ;; esac
+jq_expect "report --json: odd fields are odd-version, failed rules incompatible" \
+  "driver:odd-version driver_for_cuda:incompatible gpu_count:odd-version gpus_expected:incompatible torch_sees_gpus:incompatible" \
+  '[.verdicts[] | select(.check == ("driver", "gpu_count", "driver_for_cuda", "gpus_expected", "torch_sees_gpus")) | "\(.check):\(.kind)"] | sort | join(" ")'
 jq_expect "report --json: parity verdicts name only node1-4" "node1,node2,node3,node4" \
   '[.verdicts[] | select(.stage == "parity") | .nodes[]] | unique | join(",")'
 jq_expect "report --json: node5 and node6 have no failure" "pass|pass" \
