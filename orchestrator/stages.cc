@@ -12,6 +12,8 @@ const std::vector<StageEntry>& Stages() {
        MakeParityStage},
       {"ports", "every node pair, both ways: SSH, rendezvous and ephemeral ports",
        MakePortsStage},
+      {"nccl", "AllReduce intra-node, per pair, whole cluster; transport proof; bad-node isolation",
+       MakeNcclStage},
       // Diagnostics, not in the default list.
       {"sleep", "hold an agent busy on every node (tests of Ctrl-C)",
        MakeSleepStage, /*in_default=*/false},
