@@ -325,8 +325,12 @@ void NcclStage::Isolate(StageContext& ctx) {
 void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
                                const IsolationResult& iso) {
   int runs = meta_["isolation"]["runs_after_cluster"].get<int>();
-  std::string cost = " (isolation: " + std::to_string(runs) + " NCCL run" +
-                     (runs == 1 ? "" : "s") + " after the whole-cluster test)";
+  // Say what naming it cost when it took runs beyond the planned phases.
+  std::string cost =
+      runs == 0 ? ""
+                : " (isolation: " + std::to_string(runs) + " NCCL run" +
+                      (runs == 1 ? "" : "s") +
+                      (cluster_ ? " after the whole-cluster test)" : ")");
   auto row = [&](const std::string& node, const std::string& kind, Outcome o,
                  const std::string& msg, Json ev) {
     NodeResult r;
