@@ -103,6 +103,20 @@ std::optional<std::string> SubnetOf(const std::string& cidr) {
   return std::string(text) + "/" + std::to_string(prefix);
 }
 
+std::optional<long long> MostCommonValue(const std::vector<long long>& values) {
+  std::map<long long, int> count;
+  for (long long x : values) ++count[x];
+  std::optional<long long> best;
+  int best_n = 0;
+  for (const auto& [x, n] : count) {
+    if (n >= best_n) {
+      best = x;
+      best_n = n;
+    }
+  }
+  return best;
+}
+
 std::vector<Subnet> GroupBySubnet(const std::vector<NodeNics>& nodes) {
   std::vector<Subnet> out;
   std::map<std::string, size_t> index;

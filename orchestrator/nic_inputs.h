@@ -51,6 +51,11 @@ std::optional<std::string> SubnetOf(const std::string& cidr);
 // "10.42.0.3/24" -> "10.42.0.3".
 std::string AddressPart(const std::string& cidr);
 
+// The most common value; ties go to the larger (a jumbo-frame network with
+// half its nodes misconfigured is still meant to be jumbo). nullopt when
+// empty.
+std::optional<long long> MostCommonValue(const std::vector<long long>& values);
+
 // One interface of one node on a subnet.
 struct SubnetMember {
   std::string node;

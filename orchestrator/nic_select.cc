@@ -10,22 +10,6 @@
 namespace cc {
 namespace {
 
-// The most common value; ties go to the larger (a jumbo-frame network with
-// half its nodes misconfigured is still meant to be jumbo).
-std::optional<long long> Mode(const std::vector<long long>& v) {
-  std::map<long long, int> count;
-  for (long long x : v) ++count[x];
-  std::optional<long long> best;
-  int best_n = 0;
-  for (const auto& [x, n] : count) {
-    if (n >= best_n) {
-      best = x;
-      best_n = n;
-    }
-  }
-  return best;
-}
-
 std::string Join(const std::vector<std::string>& v) { return v.empty() ? "" : FoldHostlist(v); }
 
 // Probes on one subnet, by (src, dst).
@@ -184,8 +168,8 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
     if (of[n]->nic->mtu) mtus.push_back(*of[n]->nic->mtu);
     if (of[n]->nic->speed_mbps) speeds.push_back(*of[n]->nic->speed_mbps);
   }
-  j.mtu = Mode(mtus);
-  j.speed_mbps = Mode(speeds);
+  j.mtu = MostCommonValue(mtus);
+  j.speed_mbps = MostCommonValue(speeds);
   for (const auto& n : reach) {
     const SubnetMember& m = *of[n];
     std::vector<std::string> df_bad;

@@ -17,6 +17,7 @@
 #include <random>
 
 #include "common/hostlist.h"
+#include "orchestrator/agent_wait.h"
 #include "orchestrator/ports_plan.h"
 #include "orchestrator/ports_verdict.h"
 #include "orchestrator/stages_decl.h"
@@ -68,43 +69,6 @@ struct Peer {
   Json timing = Json::object();  // send_ms, agent_ms, probe_ms
 };
 
-// Reads messages of request `id` until result `name` (more chunks while
-// `chunked` and data.last is false; *last gets the final chunk's other
-// fields). An `end` first is an error carrying the agent's reason.
-Status WaitFor(AgentChannel& ch, int64_t id, const std::string& name, Deadline deadline,
-               bool chunked, std::vector<Json>* out, Json* last = nullptr) {
-  for (;;) {
-    auto msg = ch.Next(deadline);
-    if (!msg.ok()) {
-      if (msg.status().Is(ErrorKind::kTimeout)) {
-        return Status::Timeout("no \"" + name + "\" from the agent within the deadline");
-      }
-      return msg.status();
-    }
-    const Json& m = *msg;
-    if (m.value("id", int64_t{-2}) != id) continue;
-    std::string type = m.value("type", "");
-    if (type == "end") {
-      std::string why = m.value("error", std::string("ended without \"" + name + "\""));
-      return Status::Internal("agent: " + why);
-    }
-    if (type != "result" || m.value("name", "") != name) continue;
-    Json data = m.value("data", Json());
-    if (!chunked) {
-      out->push_back(std::move(data));
-      return Status::Ok();
-    }
-    for (Json& p : data.value("probes", Json::array())) out->push_back(std::move(p));
-    if (data.value("last", false)) {
-      if (last) {
-        data.erase("probes");
-        *last = std::move(data);
-      }
-      return Status::Ok();
-    }
-  }
-}
-
 class PortsStage : public Stage {
  public:
   std::string name() const override { return "ports"; }
@@ -142,8 +106,10 @@ class PortsStage : public Stage {
   }
 
  private:
+  // The node's address on the network the nics stage selected, when it
+  // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
-    Json sel = ctx.Selection("address_of");
+    Json sel = ctx.Selection("addresses");
     if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string()) {
       return sel[node.name];
     }
@@ -178,7 +144,7 @@ class PortsStage : public Stage {
       } else {
         p.id = *id;
         std::vector<Json> got;
-        p.listen = WaitFor(*s.agent, p.id, "listening", d, false, &got);
+        p.listen = WaitForResult(*s.agent, p.id, "listening", d, false, &got);
         if (p.listen.ok()) {
           p.listening = got.at(0);
           p.listen = ParseListening(p.listening, &p.info);
@@ -229,7 +195,7 @@ class PortsStage : public Stage {
     p.timing["send_ms"] = MsSince(start);
     if (p.probe.ok()) {
       Json last;
-      p.probe = WaitFor(*p.state->agent, p.id, "probes", deadline, true, &p.probes, &last);
+      p.probe = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &p.probes, &last);
       if (last.is_object() && last.contains("elapsed_ms")) p.timing["agent_ms"] = last["elapsed_ms"];
     }
     p.timing["probe_ms"] = MsSince(start);
@@ -251,26 +217,13 @@ class PortsStage : public Stage {
       Peer& p = peers_[it->second];
       if (p.id >= 0 && p.stop.ok()) {
         std::vector<Json> unused;
-        Status got = WaitFor(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
+        Status got = WaitForResult(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
                              false, &unused);
         // The `end` follows "stopped"; a listener failure ends with an error.
-        p.stop = got.ok() ? WaitEnd(*s.agent, p.id) : got;
+        p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
       }
       ctx.progress().Advance();
     });
-  }
-
-  static Status WaitEnd(AgentChannel& ch, int64_t id) {
-    Deadline d = Deadline::InSeconds(kStopTimeoutS);
-    for (;;) {
-      auto msg = ch.Next(d);
-      if (!msg.ok()) return msg.status();
-      if (msg->value("id", int64_t{-2}) == id && msg->value("type", "") == "end") {
-        return msg->value("ok", false)
-                   ? Status::Ok()
-                   : Status::Internal("agent: " + msg->value("error", std::string("failed")));
-      }
-    }
   }
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,

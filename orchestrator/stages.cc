@@ -10,6 +10,8 @@ const std::vector<StageEntry>& Stages() {
       {"facts", "collect node facts through the agent", MakeFactsStage},
       {"parity", "judge versions against pins, the majority and rules",
        MakeParityStage},
+      {"nics", "which network NCCL and MPI should use: reachability, DF-tested MTU, decoys",
+       MakeNicsStage},
       {"ports", "every node pair, both ways: SSH, rendezvous and ephemeral ports",
        MakePortsStage},
       {"nccl", "AllReduce intra-node, per pair, whole cluster; transport proof; bad-node isolation",

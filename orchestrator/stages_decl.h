@@ -9,6 +9,7 @@ namespace cc {
 
 std::unique_ptr<Stage> MakeFactsStage();
 std::unique_ptr<Stage> MakeParityStage();
+std::unique_ptr<Stage> MakeNicsStage();
 std::unique_ptr<Stage> MakePortsStage();
 std::unique_ptr<Stage> MakeNcclStage();
 std::unique_ptr<Stage> MakeSleepStage();
