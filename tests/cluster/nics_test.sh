@@ -16,39 +16,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc=$here/simcluster.sh
 CC=$BUILD/clustercheck
 
-if [ "$(id -u)" != 0 ]; then echo "skip: needs root"; exit 77; fi
-command -v sqlite3 >/dev/null || { echo "skip: no sqlite3"; exit 77; }
 [ -x "$CC" ] || { echo "FAIL: no $CC"; exit 1; }
-prefix=nt$(($$ % 100000))
-if ! ip netns add "$prefix-probe" 2>/dev/null; then
-  echo "skip: ip netns is not possible here"; exit 77
-fi
-ip netns del "$prefix-probe"
-
-dir=$(mktemp -d /tmp/nics-test.XXXXXX)
-export SIMCLUSTER_DIR=$dir SIMCLUSTER_PREFIX=$prefix
-cleanup() {
-  "$sc" down >/dev/null 2>&1
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-failures=0
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; failures=$((failures + 1)); }
-DB=$dir/cc.db
-q() { sqlite3 "$DB" "$1"; }
-expect() {
-  local got
-  got=$(q "$3")
-  if [ "$got" = "$2" ]; then ok "$1"; else not_ok "$1"; echo "  | expected '$2', got '$got'"; fi
-}
-expect_like() {
-  local got
-  got=$(q "$3")
-  if grep -q -- "$2" <<<"$got"; then ok "$1"; else not_ok "$1"; echo "  | no '$2' in: $got"; fi
-}
+# shellcheck source=tests/cluster/testlib.sh
+. "$here/testlib.sh"
+cluster_test_start nt nics
 
 # SSH over mgmt (eth1): node3's data link goes down.
 "$sc" up 4 --nics 2 --mtu-data 9000 --ssh-nic 1 --base auto >"$dir/up.log" 2>&1 ||
@@ -123,7 +94,4 @@ for n in node1 node2 node3 node4; do
   [ "$left" = 0 ] && ok "$n: nothing of ours left listening (sshd aside)" || { not_ok "$n: nothing of ours left listening (sshd aside)"; "$sc" exec "$n" ss -Hltnup; }
 done
 
-if [ $failures -ne 0 ]; then
-  echo "FAIL: $failures checks"; cat "$dir/run.err" | tail -20; exit 1
-fi
-echo "PASS"
+cluster_test_finish || { tail -20 "$dir/run.err"; exit 1; }
