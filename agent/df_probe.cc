@@ -135,8 +135,9 @@ void UdpEcho::Loop() {
                          &from_len);
     if (n < 0) continue;
     std::string answer = token_ + " " + std::to_string(n) + "\n";
-    sendto(fd_, answer.data(), answer.size(), 0, reinterpret_cast<sockaddr*>(&from), from_len);
+    // Counted before the answer leaves, so whoever got it sees the count.
     ++answered_;
+    sendto(fd_, answer.data(), answer.size(), 0, reinterpret_cast<sockaddr*>(&from), from_len);
   }
 }
 
