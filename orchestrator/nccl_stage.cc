@@ -151,7 +151,12 @@ void NcclStage::Intra(StageContext& ctx) {
     int gpus = by_name_[n]->gpus;
     r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s"
                                   : std::to_string(gpus) + " GPU";
-    r.message = std::to_string(gpus) + " GPU(s): " + j.message;
+    // One rank moves no data between GPUs: no busbw, only the data check.
+    bool one = gpus == 1 &&
+               (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
+    r.message =
+        one ? "1 GPU: AllReduce on one rank ran and its data checked out"
+            : std::to_string(gpus) + " GPU(s): " + j.message;
     r.evidence = j.evidence;
     ctx.Record(r);
     intra_[n] = j.outcome;
@@ -376,7 +381,7 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
   for (const auto& [x, y] : a.unexplained) unexplained.push_back({x, y});
   for (const NodeGroup& g : unexplained) {
     row(FoldHostlist(g), "unexplained", Outcome::kFail,
-        "NCCL broke on " + FoldHostlist(g) +
+        "NCCL tests failed, hung or were slow on " + FoldHostlist(g) +
             " and no single node or link explains it",
         {{"nodes", g},
          {"next_step",

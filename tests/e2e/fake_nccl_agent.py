@@ -9,6 +9,8 @@ Each simulated node is its own process; it knows its name from NCCL_HOSTID
   FAKE_NCCL_BAD_LINK=node  a communicator holding both this node and `node`
                            breaks the same way
   FAKE_NCCL_SLOW=1         every communicator with this node is 4x slower
+  NCCL_SOCKET_IFNAME=doesnotexist*  fails at once, as NCCL does without an
+                           interface; its peers wait 2 * timeout_s and hang
 Members of a communicator find each other through FAKE_NCCL_DIR/<id>/, where
 each writes its name and faults, then waits until all nranks are there.
 """
@@ -35,6 +37,11 @@ def nccl(rid, args):
     me = env.get("NCCL_HOSTID", "?")
     nranks, base = args["nranks"], args.get("rank_base", 0)
     uid = args.get("unique_id") or "%0256x" % random.getrandbits(1024)
+    if env.get("NCCL_SOCKET_IFNAME", "lo").startswith("doesnotexist"):
+        # As NCCL: no bootstrap interface, so no id and no init, at once.
+        result(rid, "outcome", {"outcome": "fail", "step": "init" if args.get("unique_id") else "unique id",
+                                "reason": "Bootstrap : no socket interface found"})
+        send({"type": "end", "id": rid, "ok": True}); return
     if base == 0:
         result(rid, "nccl_id", {"id": uid})
     d = os.path.join(os.environ["FAKE_NCCL_DIR"], uid[:32])
@@ -44,7 +51,7 @@ def nccl(rid, args):
                    "link": os.environ.get("FAKE_NCCL_BAD_LINK", ""),
                    "slow": os.environ.get("FAKE_NCCL_SLOW") == "1"}, f)
     os.rename(os.path.join(d, me + ".tmp"), os.path.join(d, me + ".json"))
-    deadline = time.time() + 60
+    deadline = time.time() + max(10, 2 * args.get("timeout_s", 5))
     while len([n for n in os.listdir(d) if n.endswith(".json")]) < nranks:
         if time.time() > deadline:
             result(rid, "outcome", {"outcome": "hang", "step": "init",

@@ -37,7 +37,7 @@ inventory() {
       echo "env = { FAKE_NCCL_DIR = \"$TMP/comms\", NCCL_HOSTID = \"n$i\"$extra }"
     done
     echo '[stages]'; echo 'run = ["nccl"]'
-    echo '[stages.nccl]'; echo 'sizes = ["1M", "64M"]'; echo 'iters = 2'; echo 'timeout_s = 5'
+    echo '[stages.nccl]'; echo 'sizes = ["1M", "64M"]'; echo 'iters = 2'; echo 'timeout_s = 10'
     [ -n "$phases" ] && echo "phases = $phases"
   } >"$TMP/inv.toml"
 }
