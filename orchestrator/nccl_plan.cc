@@ -90,8 +90,10 @@ std::map<std::string, std::string> NcclEnvFor(
   if (selection.is_object()) {
     for (const auto& [k, v] : selection.items()) {
       // The NIC stage may leave a key null when it has no recommendation.
-      if (PassedToAgent(k) && v.is_string() && !v.get<std::string>().empty())
-        env[k] = v;
+      if (!PassedToAgent(k)) continue;
+      if (v.is_string() && !v.get<std::string>().empty())
+        env[k] = v.get<std::string>();
+      if (v.is_number_integer()) env[k] = std::to_string(v.get<long long>());
     }
   }
   for (const auto& [k, v] : stage_env) env[k] = v;

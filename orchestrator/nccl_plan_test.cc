@@ -140,7 +140,8 @@ TEST(NcclPlan, BusbwBelowTheFloorFailsAndBelowTheMedianWarns) {
 TEST(NcclPlan, NodeEnvBeatsStageEnvBeatsTheNicSelection) {
   Json sel = {{"NCCL_SOCKET_IFNAME", "eth1"},
               {"NCCL_IB_HCA", "mlx5_0"},
-              {"NCCL_IB_GID_INDEX", nullptr}};
+              {"NCCL_IB_GID_INDEX", ""},
+              {"NCCL_IB_TC", 106}};
   auto env = NcclEnvFor(
       sel, {{"NCCL_IB_HCA", "mlx5_2"}, {"NCCL_ALGO", "Ring"}},
       {{"NCCL_SOCKET_IFNAME", "lo"}, {"PATH", "/bin"}, {"NCCL_HOSTID", "h1"}});
@@ -149,7 +150,9 @@ TEST(NcclPlan, NodeEnvBeatsStageEnvBeatsTheNicSelection) {
   EXPECT_EQ(env["NCCL_ALGO"], "Ring");
   EXPECT_EQ(env["NCCL_HOSTID"], "h1");
   EXPECT_EQ(env.count("PATH"), 0u);
-  EXPECT_EQ(env.count("NCCL_IB_GID_INDEX"), 0u);
+  EXPECT_EQ(env.count("NCCL_IB_GID_INDEX"), 0u)
+      << "the NIC stage's \"\" means none";
+  EXPECT_EQ(env["NCCL_IB_TC"], "106");
   EXPECT_EQ(NcclEnvFor(sel, {}, {})["NCCL_SOCKET_IFNAME"], "eth1");
 }
 

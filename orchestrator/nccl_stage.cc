@@ -429,6 +429,7 @@ Status NcclStage::Run(StageContext& ctx) {
   meta_["seconds"] = secs;
   meta_["sizes"] = s_.sizes;
   meta_["phases"] = s_.phases;
+  meta_["nic_selection"] = ctx.Selection("nccl_env");
   if (cluster_)
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},
                         {"busbw_gbps", cluster_->busbw.value_or(0)}};

@@ -123,6 +123,18 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   if (d.run.meta.contains("bytes_pushed")) {
     o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
   }
+  // How many NCCL runs naming the bad node(s) took (nccl_stage.cc).
+  const auto& nccl = d.run.meta.contains("nccl") ? d.run.meta["nccl"] : nlohmann::json();
+  if (nccl.is_object() && nccl.contains("isolation") && nccl["isolation"].is_object()) {
+    const auto& iso = nccl["isolation"];
+    int runs = iso.value("runs_after_cluster", 0);
+    if (runs > 0) {
+      o << "  nccl isolation: " << runs << " NCCL runs (" << iso.value("pair_probes", 0)
+        << " pair probes, " << iso.value("group_tests", 0) << " group tests in "
+        << iso.value("group_rounds", 0) << " rounds) of " << nccl.value("tests", 0)
+        << " NCCL tests in all\n";
+    }
+  }
   if (d.run.meta.contains("warnings")) {
     for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
   }

@@ -74,6 +74,7 @@ runs=$(q "select json_extract(meta,'\$.nccl.isolation.runs_after_cluster') from 
 [ -n "$runs" ] && [ "$runs" -le 8 ] || fail "isolation took '$runs' runs (want <= 2*log2(16) = 8)"
 q "select message from node_results where check_name='verdict:bad-node'" | grep -q "isolation: $runs NCCL runs" \
   || fail "the verdict does not say how many runs"
+grep -q "nccl isolation: $runs NCCL runs" "$TMP/out" || { cat "$TMP/out"; fail "the summary does not show the runs"; }
 echo "ok: bad node n11 among 16 named by group testing in $runs runs after the cluster run"
 
 # 4. A bad link between n3 and n14 is a link, not a node.
