@@ -67,9 +67,21 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nccl", "isolate_max_tests", K::kInt, 1,
        "most NCCL tests the isolation may run (default 4 * nodes + 16)"},
 
-      {"mpi", "mpirun", K::kString, 0, "path of mpirun"},
-      {"mpi", "timeout_s", K::kFloat, 0.001, "deadline for one mpirun"},
-      {"mpi", "extra_args", K::kStringArray, 0, "appended to mpirun's argv"},
+      {"mpi", "mpirun", K::kString, 0, "path of Open MPI's mpirun (default: from PATH)"},
+      {"mpi", "probe", K::kString, 0,
+       "clustercheck-mpi-probe on the nodes, the same path on each "
+       "(default: beside clustercheck)"},
+      {"mpi", "timeout_s", K::kFloat, 0.001,
+       "deadline for one mpirun; past it its process group is killed: hang"},
+      {"mpi", "pair_timeout_s", K::kFloat, 0.001,
+       "deadline for one pair's ping-pong (and the allreduce) inside the probe"},
+      {"mpi", "message_size", K::kString, 0, "bandwidth ping-pong size, e.g. \"4M\""},
+      {"mpi", "iters", K::kInt, 1, "timed ping-pong round trips per size"},
+      {"mpi", "btl_tcp_if_include", K::kString, 0,
+       "--mca btl_tcp_if_include (default: the nics stage's choice)"},
+      {"mpi", "oob_tcp_if_include", K::kString, 0,
+       "--mca oob_tcp_if_include (default: the nics stage's choice)"},
+      {"mpi", "extra_args", K::kStringArray, 0, "added to mpirun's argv before the probe"},
 
       {"sleep", "seconds", K::kFloat, 0.001, "how long each agent stays busy"},
   };

@@ -46,7 +46,9 @@ TEST(StageSettings, UnknownKeyIsNotFound) {
   EXPECT_EQ(FindStageSettingKey("nccl", "iter"), nullptr);
   EXPECT_EQ(FindStageSettingKey("facts", "iters"), nullptr);
   EXPECT_THAT(StageSettingKeyNames("mpi"),
-              ::testing::ElementsAre("mpirun", "timeout_s", "extra_args"));
+              ::testing::ElementsAre("mpirun", "probe", "timeout_s", "pair_timeout_s",
+                                     "message_size", "iters", "btl_tcp_if_include",
+                                     "oob_tcp_if_include", "extra_args"));
 }
 
 TEST(StageSettings, IntegersMustBeIntegersAboveTheMinimum) {

@@ -16,6 +16,8 @@ const std::vector<StageEntry>& Stages() {
        MakePortsStage},
       {"nccl", "AllReduce intra-node, per pair, whole cluster; transport proof; bad-node isolation",
        MakeNcclStage},
+      {"mpi", "Open MPI across the nodes: launch, exact MPI_Allreduce, pair ping-pong",
+       MakeMpiStage},
       // Diagnostics, not in the default list.
       {"sleep", "hold an agent busy on every node (tests of Ctrl-C)",
        MakeSleepStage, /*in_default=*/false},

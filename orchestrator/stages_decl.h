@@ -12,6 +12,7 @@ std::unique_ptr<Stage> MakeParityStage();
 std::unique_ptr<Stage> MakeNicsStage();
 std::unique_ptr<Stage> MakePortsStage();
 std::unique_ptr<Stage> MakeNcclStage();
+std::unique_ptr<Stage> MakeMpiStage();
 std::unique_ptr<Stage> MakeSleepStage();
 
 }  // namespace cc
