@@ -420,6 +420,26 @@ address = "10.1.1.2"
   EXPECT_EQ(inv.nodes[2].gpus, 2);
 }
 
+TEST(Inventory, NodesFromSlurmJobNodelistInSlurmsHostlistSyntax) {
+  // As Slurm sets it: zero-padded ranges, lists inside brackets, several
+  // prefixes, a plain name.
+  setenv("CC_TEST_SLURM_NODELIST", "gpu[001-002,010],dgx-a[7-8],login1", 1);
+  Inventory inv = Parse("nodes_from_env = \"CC_TEST_SLURM_NODELIST\"\n");
+  unsetenv("CC_TEST_SLURM_NODELIST");
+  std::vector<std::string> names;
+  for (const Node& n : inv.nodes) names.push_back(n.name + "@" + n.address);
+  EXPECT_THAT(names, ::testing::ElementsAre("gpu001@gpu001", "gpu002@gpu002", "gpu010@gpu010",
+                                            "dgx-a7@dgx-a7", "dgx-a8@dgx-a8", "login1@login1"));
+}
+
+TEST(Inventory, NodesFromAnEmptyEnvironmentVariableIsAnError) {
+  setenv("CC_TEST_EMPTY_NODELIST", "", 1);
+  std::string msg = Error("nodes_from_env = \"CC_TEST_EMPTY_NODELIST\"\n");
+  unsetenv("CC_TEST_EMPTY_NODELIST");
+  EXPECT_EQ(msg, "pod.toml:1:18: nodes_from_env: environment variable "
+                 "CC_TEST_EMPTY_NODELIST is empty");
+}
+
 TEST(Inventory, NodesFromEnvironmentWithBadHostlist) {
   setenv("CC_TEST_BAD_NODELIST", "sn[3-1]", 1);
   std::string msg = Error("nodes_from_env = \"CC_TEST_BAD_NODELIST\"\n");

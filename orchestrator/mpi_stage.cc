@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/hostlist.h"
+#include "orchestrator/agent_channel.h"
 #include "orchestrator/local_transport.h"
 #include "orchestrator/mpi_launch.h"
 #include "orchestrator/mpi_verdict.h"
@@ -114,16 +115,31 @@ MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
     return r;
   }
   (*p)->CloseStdin();
+  bool interrupted = false;
   for (;;) {
-    auto line = (*p)->ReadLine(deadline);
+    // Short slices, so that Ctrl-C stops mpirun within a moment.
+    auto line = (*p)->ReadLine(deadline.Min(Deadline::In(Millis(250))));
     if (line.ok()) {
       r.stdout_lines.push_back(*line);
       continue;
     }
-    if (!line.status().Is(ErrorKind::kEof)) r.hung = true;
-    break;
+    if (line.status().Is(ErrorKind::kEof)) break;
+    if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
+      (*p)->Kill();
+      r.status = line.status();
+      return r;
+    }
+    if (InterruptFlag().load()) {
+      interrupted = true;
+      break;
+    }
+    if (deadline.Passed()) {
+      r.hung = true;
+      break;
+    }
   }
-  if (r.hung) (*p)->Kill();
+  if (r.hung || interrupted) (*p)->Kill();
+  if (interrupted) r.status = Status::Interrupted("mpirun stopped: interrupted");
   auto code = (*p)->Wait(r.hung ? Deadline::InSeconds(10) : deadline);
   if (!code.ok()) {
     r.hung = true;
@@ -277,7 +293,7 @@ class MpiStage : public Stage {
     auto argv = Argv(ctx, hosts, "", ProbeArgs());
     if (!argv.ok()) return argv.status();
     MpirunRun run = RunMpirun(*argv, s_.timeout_s);
-    if (!run.status.ok()) return run.status.WithContext("starting " + mpirun_);
+    if (!run.status.ok()) return run.status.WithContext(mpirun_);
     MpiRunFacts f;
     for (const Node* n : nodes_) f.nodes.push_back(n->name);
     f.hung = run.hung;

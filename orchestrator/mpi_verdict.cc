@@ -341,7 +341,7 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
       } else {
         lat.outcome = bw.outcome = missing_outcome;
         lat.state = bw.state = f.hung ? "hang" : "not-run";
-        lat.message = bw.message = why_missing(all_hello ? "not measured" : "not measured (the launch failed)");
+        lat.message = bw.message = why_missing(all_hello || !launch_blamed.empty() ? "not measured" : "not measured (the launch failed)");
       }
       if (p) {
         nlohmann::json ev = {{"round", p->round}, {"iters", p->iters},
