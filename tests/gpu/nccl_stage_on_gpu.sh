@@ -7,7 +7,9 @@
 # all_reduce on the same setup and sizes, timed the same way.
 #
 #   tests/gpu/nccl_stage_on_gpu.sh BIN_DIR      (BIN_DIR holds clustercheck
-#                                               and clustercheck-agent)
+#                                               and clustercheck-agent;
+#                                               BIN_DIR/../lib, if present,
+#                                               goes on LD_LIBRARY_PATH)
 # Scenarios (each under `timeout`; the whole script stays under 6 minutes):
 #   A  2 nodes: AllReduce exact, nNodes 2, transport NET/Socket; busbw table
 #   B  4 nodes: 4 intra, 6 pairs in 3 rounds, the cluster with nNodes 4
@@ -23,6 +25,10 @@ BIN=$(cd "$BIN" && pwd)
 CC="$BIN/clustercheck"
 AGENT="$BIN/clustercheck-agent"
 exec 2>&1
+# A carried build brings the shared libraries the machine lacks in ../lib.
+if [ -d "$BIN/../lib" ]; then
+  export LD_LIBRARY_PATH="$(cd "$BIN/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 [ -x "$CC" ] && [ -x "$AGENT" ] || { echo "FAIL: $BIN lacks clustercheck or clustercheck-agent"; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
