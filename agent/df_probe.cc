@@ -91,13 +91,18 @@ void ReadAnswers(Flight& f, const std::string& token, std::string* other) {
 
 int DfPayloadBytes(int bytes, bool ipv6) { return bytes - (ipv6 ? 48 : 28); }
 
-Status UdpEcho::Bind(const std::string& addr) {
+Status UdpEcho::Bind(const std::string& addr, int port) {
   sockaddr_storage a{};
   socklen_t len = 0;
-  if (!MakeAddr(addr, 0, &a, &len)) return Status::BadArgument("not an IP literal: " + addr);
+  if (!MakeAddr(addr, port, &a, &len)) return Status::BadArgument("not an IP literal: " + addr);
   fd_ = socket(a.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd_ < 0) return Status::Io(std::string("socket: ") + strerror(errno));
-  if (bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0) {
+  int rc = bind(fd_, reinterpret_cast<sockaddr*>(&a), len);
+  if (rc != 0 && errno == EADDRINUSE && port != 0) {
+    MakeAddr(addr, 0, &a, &len);
+    rc = bind(fd_, reinterpret_cast<sockaddr*>(&a), len);
+  }
+  if (rc != 0) {
     int err = errno;
     close(fd_);
     fd_ = -1;

@@ -22,10 +22,11 @@ class UdpEcho {
   UdpEcho(const UdpEcho&) = delete;
   UdpEcho& operator=(const UdpEcho&) = delete;
 
-  // Binds a UDP socket to addr (an IPv4/IPv6 literal this node has) on a
-  // free port. kBadArgument for a non-literal, kIo when bind fails
-  // (EADDRNOTAVAIL: not this node's address). REQUIRES: before Start().
-  Status Bind(const std::string& addr);
+  // Binds a UDP socket to addr (an IPv4/IPv6 literal this node has) on
+  // `port`, or on a free port when `port` is 0 or taken. kBadArgument for a
+  // non-literal, kIo when bind fails (EADDRNOTAVAIL: not this node's
+  // address). REQUIRES: before Start().
+  Status Bind(const std::string& addr, int port = 0);
   int port() const { return port_; }
   // Answers "<token> <bytes>\n" to every datagram, on its own thread.
   Status Start(const std::string& token);

@@ -1,9 +1,9 @@
 // `nics`: one node's part of the nics stage, in three phases on one request
 // (control lines on stdin, as `ports` does):
 //
-// 1. request args {addresses: [{nic, addr}], token, hold_s}: on every
-//    address a TCP listener answering `token` and a UDP echo (df_probe.h),
-//    each on a free port; emits result "listening" {listeners: [{nic, addr,
+// 1. request args {addresses: [{nic, addr}], token, hold_s, port}: on
+//    every address a TCP listener answering `token` and a UDP echo
+//    (df_probe.h), each on `port`, or a free port when it is 0 or taken; emits result "listening" {listeners: [{nic, addr,
 //    tcp_port, udp_port, error}]} (error "" when both listen).
 // 2. control "probe" {targets: [{node, subnet, addr, tcp_port, udp_port,
 //    mtu_bytes}], tokens: {node: token}, timeout_ms, tries, parallel}: a
@@ -47,6 +47,11 @@ Status ListenAll(const Json& args, std::vector<Endpoint>* eps, double* hold_s) {
   }
   std::string token = args["token"];
   *hold_s = args.value("hold_s", 600.0);
+  const Json& pj = args.value("port", Json(0));
+  if (!pj.is_number_integer() || pj.get<int64_t>() < 0 || pj.get<int64_t>() > 65535) {
+    return Status::BadArgument("nics: args.port must be 0..65535");
+  }
+  const int port = pj.get<int>();
   if (*hold_s <= 0) return Status::BadArgument("nics: args.hold_s must be positive");
   for (const Json& a : args["addresses"]) {
     if (!a.is_object() || !a.contains("addr") || !a["addr"].is_string()) {
@@ -63,10 +68,14 @@ Status ListenAll(const Json& args, std::vector<Endpoint>* eps, double* hold_s) {
     // address: only the address itself will do.
     if (s.ok() && !note.empty()) s = Status::Io(note);
     if (s.ok()) {
-      int err = e.tcp->Bind(0);
+      // The same port on every node makes a shared address (docker0's
+      // 172.17.0.1) show for what it is: a peer's probe lands on the
+      // sender's own listener and gets the sender's token.
+      int err = port > 0 ? e.tcp->Bind(port) : -1;
+      if (err != 0) err = e.tcp->Bind(0);
       if (err != 0) s = Status::Io("tcp bind " + e.addr + ": " + strerror(err));
     }
-    if (s.ok()) s = e.udp->Bind(e.addr);
+    if (s.ok()) s = e.udp->Bind(e.addr, port);
     if (s.ok()) s = e.tcp->Start(token);
     if (s.ok()) s = e.udp->Start(token);
     if (!s.ok()) e.error = s.message();

@@ -78,6 +78,8 @@ struct NicProbe {
   std::string dst;     // receiving node
   std::string subnet;  // "10.42.0.0/24"
   std::string addr;    // dst's address probed
+  std::string src_nic; // the sender's interface on the subnet
+  std::string dst_nic; // the receiver's interface holding addr
   // TCP: the agent's probe state (port_probe.h) and whose token answered
   // ("" when none did).
   std::string tcp_state;

@@ -63,8 +63,8 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     r.stage = "nics";
     r.src = p.src;
     r.dst = p.dst;
-    r.evidence = {{"subnet", p.subnet}, {"addr", p.addr}, {"answered_by", p.answered_by},
-                  {"note", p.note}};
+    r.evidence = {{"subnet", p.subnet}, {"addr", p.addr},       {"src_nic", p.src_nic},
+                  {"dst_nic", p.dst_nic}, {"answered_by", p.answered_by}, {"note", p.note}};
     r.check = "tcp:" + p.subnet;
     r.state = p.tcp_state;
     bool reached = p.tcp_state == "open" && p.answered_by == p.dst;

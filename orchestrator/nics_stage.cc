@@ -26,6 +26,8 @@ constexpr double kStopTimeoutS = 15;
 constexpr double kFactsTimeoutS = 60;
 constexpr int kDefaultTimeoutMs = 1000;
 constexpr int kDfTries = 3;
+// Tried first on every address of every node (a free one when taken).
+constexpr int kDefaultPort = 29400;
 
 struct Peer {
   NodeState* state = nullptr;
@@ -49,6 +51,7 @@ class NicsStage : public Stage {
     const Json settings = ctx.inventory().StageSettings("nics");
     timeout_ms_ = settings.value("timeout_ms", kDefaultTimeoutMs);
     mtu_probe_ = settings.value("mtu_probe", true);
+    port_ = settings.value("port", kDefaultPort);
     std::vector<NodeState*> usable = ctx.fleet().Usable();
     std::string skip;
     if (ctx.inventory().transport == "local") {
@@ -124,7 +127,7 @@ class NicsStage : public Stage {
       }
       Deadline d = Deadline::InSeconds(kListenTimeoutS);
       auto id = s.agent->Send("nics", {{"addresses", addrs}, {"token", tokens_[p.name]},
-                                       {"hold_s", hold_s}}, d);
+                                       {"hold_s", hold_s}, {"port", port_}}, d);
       if (!id.ok()) {
         p.listen = id.status();
       } else {
@@ -159,6 +162,7 @@ class NicsStage : public Stage {
           const Peer& to = peers_[by_name_[dst.node]];
           auto ep = to.endpoint.find(dst.addr);
           Json t = {{"node", dst.node}, {"subnet", s.cidr}, {"addr", dst.addr},
+                    {"src_nic", src.nic->name}, {"dst_nic", dst.nic->name},
                     {"tcp_port", 0}, {"udp_port", 0}, {"mtu_bytes", 0}};
           if (ep != to.endpoint.end() && ep->second.value("error", "").empty()) {
             t["tcp_port"] = ep->second.value("tcp_port", 0);
@@ -228,11 +232,14 @@ class NicsStage : public Stage {
       for (const Json& t : p.targets) {
         std::string dst = t["node"], addr = t["addr"];
         auto it = answer.find({dst, addr});
+        NicProbe np;
+        if (it != answer.end()) np = ProbeFromAgent(p.name, *it->second, node_of_token_);
+        np.src_nic = t["src_nic"];
+        np.dst_nic = t["dst_nic"];
         if (it != answer.end()) {
-          out.push_back(ProbeFromAgent(p.name, *it->second, node_of_token_));
+          out.push_back(np);
           continue;
         }
-        NicProbe np;
         np.src = p.name;
         np.dst = dst;
         np.subnet = t["subnet"];
@@ -286,6 +293,7 @@ class NicsStage : public Stage {
 
   int timeout_ms_ = kDefaultTimeoutMs;
   bool mtu_probe_ = true;
+  int port_ = kDefaultPort;
   std::string run_token_;
   std::vector<Peer> peers_;
   std::map<std::string, size_t> by_name_;

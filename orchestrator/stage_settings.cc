@@ -34,6 +34,9 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nics", "mtu_probe", K::kBool, 0,
        "probe the path MTU between nodes with DF-set packets"},
       {"nics", "timeout_ms", K::kInt, 1, "deadline for one reachability probe"},
+      {"nics", "port", K::kInt, 0,
+       "port the agents listen on at every address, tcp and udp (default 29400; "
+       "a free one where taken; 0: always a free one)"},
 
       {"ports", "ports", K::kPortList, 0,
        "ports every node must accept from every other (ints or \"lo-hi\")"},

@@ -77,6 +77,10 @@ expect_like "node4 is named: MTU 1500 where the rest has 9000, shown by DF datag
 expect_like "the docker0 decoy is excluded with its reason" \
   "skip|172.17.0.0/16 decoy: 172.17.0.1 (docker0) is the same address on node\[1-4\]" \
   "select outcome, message from node_results where $N and check_name='excluded:172.17.0.0/16'"
+expect "each node's probe of 172.17.0.1 is answered by itself (reaches only itself)" 12 \
+  "select count(*) from pair_results where $N and check_name='tcp:172.17.0.0/16' and json_extract(evidence, '\$.answered_by')=src and outcome='skip'"
+expect "pair results say which interface reached which peer" "eth0|eth0|$(data_addr node2)" \
+  "select json_extract(evidence, '\$.src_nic'), json_extract(evidence, '\$.dst_nic'), json_extract(evidence, '\$.addr') from pair_results where $N and check_name='tcp:$data_net' and src='node1' and dst='node2'"
 expect "full-size DF datagrams to node4 are lost (from node1, node2)" "lost|2" \
   "select mtu.state, count(*) from pair_results mtu where $N and check_name='mtu:$data_net' and dst='node4' and src in ('node1','node2') group by state"
 expect "node4's own 9000-byte DF datagrams fail with EMSGSIZE" "too-big-local|2" \
