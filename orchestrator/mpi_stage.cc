@@ -218,10 +218,14 @@ class MpiStage : public Stage {
     return "";
   }
 
+  // The node's address on the nics stage's network, else the inventory's.
   std::string AddressOf(StageContext& ctx, const Node& node) const {
-    Json sel = ctx.Selection("address_of");
-    if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string()) {
-      return sel[node.name];
+    for (const char* key : {"addresses", "address_of"}) {
+      Json sel = ctx.Selection(key);
+      if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string() &&
+          !sel[node.name].get<std::string>().empty()) {
+        return sel[node.name];
+      }
     }
     return node.address;
   }
@@ -232,7 +236,7 @@ class MpiStage : public Stage {
     if (!setting.empty()) return setting;
     Json sel = ctx.Selection("mpi_mca");
     if (sel.is_object() && sel.contains(key) && sel[key].is_string()) return sel[key];
-    return "";
+    return "";  // Open MPI tries every interface
   }
 
   Result<std::vector<std::string>> Argv(StageContext& ctx, const std::vector<MpiHost>& hosts,
@@ -240,13 +244,9 @@ class MpiStage : public Stage {
                                         const std::vector<std::string>& probe_args) {
     bool ssh = ctx.inventory().transport != "local";
     std::string hostfile = dir_.path() + "/hostfile" + tag;
-    std::vector<MpiHost> file_hosts = hosts;
-    if (!ssh) {
-      // Local runs: every "node" is this machine; one slot per node.
-      file_hosts = {MpiHost{"localhost", "localhost", {}}};
-    }
-    std::string text = MpiHostfile(file_hosts);
-    if (!ssh) text = "localhost slots=" + std::to_string(hosts.size()) + "\n";
+    // Local runs: every "node" is this machine, one slot per node.
+    std::string text = ssh ? MpiHostfile(hosts)
+                           : "localhost slots=" + std::to_string(hosts.size()) + "\n";
     Status w = dir_.Write("hostfile" + tag, text);
     if (!w.ok()) return w;
     MpirunOptions o;

@@ -30,26 +30,26 @@ cluster_test_start mp mpi
 a1=$("$sc" addr node1)
 subnet=${a1%.*}.0/24
 
-# inventory NAME BTL: the cluster's inventory with the mpi stage's settings.
+# inventory NAME BTL [TIMEOUT]: the cluster's inventory with the mpi
+# stage's settings; BTL "-" leaves both interfaces to the nics stage.
 inventory() {
   cp "$dir/inventory.toml" "$dir/$1.toml"
   cat >>"$dir/$1.toml" <<TOML
 
-[stages]
-run = ["mpi"]
 [stages.mpi]
 timeout_s = ${3:-60}
 pair_timeout_s = 10
 iters = 5
 message_size = "1M"
-btl_tcp_if_include = "$2"
-oob_tcp_if_include = "$subnet"
 TOML
+  if [ "$2" != - ]; then
+    printf 'btl_tcp_if_include = "%s"\noob_tcp_if_include = "%s"\n' "$2" "$subnet" >>"$dir/$1.toml"
+  fi
 }
-# run NAME: one clustercheck run, its exit status in $rc.
+# run NAME [STAGES]: one clustercheck run, its exit status in $rc.
 run() {
   local start=$SECONDS
-  "$CC" run "$dir/$1.toml" --stages mpi --db "$DB" >"$dir/$1.out" 2>"$dir/$1.err"
+  "$CC" run "$dir/$1.toml" --stages "${2:-mpi}" --db "$DB" >"$dir/$1.out" 2>"$dir/$1.err"
   rc=$?
   echo "# $1: clustercheck run exited $rc after $((SECONDS - start)) s"
   sed 's/^/  > /' "$dir/$1.out" | head -40
@@ -81,10 +81,19 @@ expect "mpirun ran as root with --allow-run-as-root" "1" \
 expect "mpirun used the inventory's interface for btl and oob" "2" \
   "select count(*) from runs, json_each(json_extract(meta, '\$.mpi.argv')) where runs.id=1 and value='$subnet'"
 
+# --- 1b. interfaces from the nics stage ------------------------------------
+inventory fromnics -
+run fromnics nics,mpi
+R="stage='mpi' and run_id=2"
+expect "with the nics stage's choice, all 12 pair results pass" "12" \
+  "select count(*) from pair_results where $R and outcome='pass'"
+expect "mpirun used the nics stage's subnet for btl and oob" "2" \
+  "select count(*) from runs, json_each(json_extract(meta, '\$.mpi.argv')) where runs.id=2 and value='$subnet'"
+
 # --- 2. a wrong btl_tcp_if_include ----------------------------------------
 inventory badif eth9
 run badif
-R="stage='mpi' and run_id=2"
+R="stage='mpi' and run_id=3"
 [ $rc -eq 1 ] && ok "a wrong btl_tcp_if_include fails the run" || not_ok "badif exits $rc, not 1"
 expect "the allreduce fails on all 4" "fail|4" \
   "select outcome, count(*) from node_results where $R and check_name='allreduce' group by 1"
@@ -101,7 +110,7 @@ expect "no pair passes" "0" "select count(*) from pair_results where $R and outc
   || { echo "FAIL: iptables fault"; exit 1; }
 inventory blocked "$subnet" 20
 run blocked
-R="stage='mpi' and run_id=3"
+R="stage='mpi' and run_id=4"
 [ $rc -eq 1 ] && ok "blocked ports fail the run" || not_ok "blocked exits $rc, not 1"
 expect "node3's launch fails, and only node3's" "node3|fail" \
   "select node, outcome from node_results where $R and check_name='launch' and outcome='fail'"
