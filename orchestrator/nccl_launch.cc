@@ -11,8 +11,8 @@ namespace cc {
 namespace {
 
 constexpr double kStartTimeoutS = 30;
-constexpr double kAbortGraceS = 15;
-constexpr double kSlackS = 30;
+constexpr double kAbortGraceS = 10;
+constexpr double kSlackS = 20;
 
 // One communicator in flight: its members and the id hand-over.
 struct Comm {

@@ -9,6 +9,7 @@ Each simulated node is its own process; it knows its name from NCCL_HOSTID
   FAKE_NCCL_BAD_LINK=node  a communicator holding both this node and `node`
                            breaks the same way
   FAKE_NCCL_SLOW=1         every communicator with this node is 4x slower
+  FAKE_NCCL_STUCK=1        the nccl request is never answered (a wedged agent)
   NCCL_SOCKET_IFNAME=doesnotexist*  fails at once, as NCCL does without an
                            interface; its peers wait 2 * timeout_s and hang
 Members of a communicator find each other through FAKE_NCCL_DIR/<id>/, where
@@ -36,6 +37,8 @@ def nccl(rid, args):
     env.update(args.get("env", {}))
     me = env.get("NCCL_HOSTID", "?")
     nranks, base = args["nranks"], args.get("rank_base", 0)
+    if os.environ.get("FAKE_NCCL_STUCK") == "1":
+        return  # never answers, ignores abort: only the controller's backstop ends it
     uid = args.get("unique_id") or "%0256x" % random.getrandbits(1024)
     if env.get("NCCL_SOCKET_IFNAME", "lo").startswith("doesnotexist"):
         # As NCCL: no bootstrap interface, so no id and no init, at once.

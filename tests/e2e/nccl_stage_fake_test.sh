@@ -92,9 +92,22 @@ rc=$(run)
 [ "$(q "select node from node_results where check_name='verdict:bad-node'")" = n2 ] || fail "slow n2 not named"
 echo "ok: slow node n2 named (exit $rc)"
 
-# 6. The real agent on this machine, no GPU: skip with the reason.
+# 6. An agent that never answers: the controller's backstop ends the test
+# as a hang (timeout_s * (2 + sizes) + slack), the run ends and names it.
+DB="$TMP/6s.db"; inventory 2 '["intra", "isolate"]' "n2:FAKE_NCCL_STUCK = \"1\""
+sed -i 's/^timeout_s = .*/timeout_s = 1/; s/^sizes = .*/sizes = ["1M"]/' "$TMP/inv.toml"
+t0=$(date +%s)
+rc=$(timeout 120 "$CC" run "$TMP/inv.toml" --db "$DB" --agent "$FAKE" >"$TMP/out" 2>"$TMP/err"; echo $?)
+took=$(( $(date +%s) - t0 ))
+[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err"; fail "stuck agent run exited $rc after ${took}s"; }
+[ "$(q "select outcome from node_results where stage='nccl' and node='n2' and check_name='intra-node'")" = hang ] \
+  || fail "n2's stuck test is not a hang"
+[ "$(q "select node from node_results where check_name='verdict:bad-node'")" = n2 ] || fail "stuck n2 not named"
+echo "ok: a wedged agent ends as hang in ${took}s and is named"
+
+# 7. The real agent on this machine, no GPU: skip with the reason.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
-  DB="$TMP/6.db"; inventory 2 ""
+  DB="$TMP/7.db"; inventory 2 ""
   "$CC" run "$TMP/inv.toml" --db "$DB" >"$TMP/out" 2>"$TMP/err"; rc=$?
   [ "$rc" = 0 ] || fail "no-GPU run exited $rc"
   [ "$(q "select count(*) from node_results where stage='nccl' and outcome='skip' and message like 'no GPU%'")" = 2 ] \
