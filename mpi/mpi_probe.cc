@@ -15,7 +15,8 @@
 // A pair line comes from the lower rank; the higher one writes one only when
 // its side failed. Nothing blocks without a deadline: every operation is
 // non-blocking and polled against --timeout-s, so a dead link is reported
-// ("timeout after 10 s") and the rounds go on with the other pairs. With any
+// ("no progress before the round's deadline") and the rounds go on with the
+// other pairs. With any
 // failure the job ends in MPI_Abort (MPI_Finalize could wait forever on the
 // dead link) and exits non-zero.
 //
@@ -180,12 +181,19 @@ class Probe {
     Emit(head + buf);
   }
 
+  // Round r must end by t0 + (r + 2) * timeout: a rank whose earlier pair
+  // timed out reaches its next partner late, and a deadline counted from
+  // the partner's own start would fail a healthy pair in its place. The
+  // extra round absorbs the ranks' different t0 (an allreduce that timed
+  // out on some ranks only).
   void Pairs() {
     auto rounds = cc::ProbeRounds(size_);
+    const double t0 = Now();
     for (size_t r = 0; r < rounds.size(); ++r) {
+      double deadline = t0 + static_cast<double>(r + 2) * o_.timeout_s;
       for (auto [a, b] : rounds[r]) {
-        if (a == rank_) PingPong(static_cast<int>(r), b, true);
-        if (b == rank_) PingPong(static_cast<int>(r), a, false);
+        if (a == rank_) PingPong(static_cast<int>(r), b, true, deadline);
+        if (b == rank_) PingPong(static_cast<int>(r), a, false, deadline);
       }
     }
   }
@@ -208,8 +216,7 @@ class Probe {
  private:
   // `leader` sends first and reports; the other echoes. Each phase has its
   // own tags, so a message left over from a dead phase matches nothing.
-  void PingPong(int round, int peer, bool leader) {
-    double deadline = Now() + o_.timeout_s;
+  void PingPong(int round, int peer, bool leader, double deadline) {
     std::string error;
     double lat_us = 0, bw_gbps = 0;
     int tag = 16 + round * 4;
@@ -269,8 +276,8 @@ class Probe {
   }
 
   double Fail(std::string* error, const char* what, long long bytes) {
-    *error = std::string(what) + " of " + std::to_string(bytes) + " bytes: " +
-             TimeoutText(o_.timeout_s);
+    *error = std::string(what) + " of " + std::to_string(bytes) +
+             " bytes: no progress before the round's deadline";
     return 0;
   }
 

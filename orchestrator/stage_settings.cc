@@ -77,7 +77,7 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"mpi", "timeout_s", K::kFloat, 0.001,
        "deadline for one mpirun; past it its process group is killed: hang"},
       {"mpi", "pair_timeout_s", K::kFloat, 0.001,
-       "deadline for one pair's ping-pong (and the allreduce) inside the probe"},
+       "time per round of ping-pongs (and for the allreduce) inside the probe"},
       {"mpi", "message_size", K::kString, 0, "bandwidth ping-pong size, e.g. \"4M\""},
       {"mpi", "iters", K::kInt, 1, "timed ping-pong round trips per size"},
       {"mpi", "btl_tcp_if_include", K::kString, 0,

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The mpi stage on a 4-node simulated cluster (issue 9): mpirun runs on this
 # machine (the controller) and reaches the nodes over their real sshds.
-#   1. healthy: every node launches, the allreduce is exact, and the 6 pairs'
+#   1. healthy (interfaces from [stages.mpi], then from the nics stage):
+#      every node launches, the allreduce is exact, and the 6 pairs'
 #      ping-pong latency and bandwidth are stored; mpirun ran as root with
 #      --allow-run-as-root;
 #   2. btl_tcp_if_include = "eth9" (no such interface): the failure is
 #      explained with Open MPI's own warning, per node;
-#   3. node3 rejects every new TCP connection but ssh, both ways (Open MPI's
-#      ports are dynamic, so that blocks them all): the launch fails and
-#      node3 is named;
+#   3. node3 refuses new TCP connections from outside but ssh: pairs whose
+#      connection the peer opens fail, each named as a link to node3 with
+#      Open MPI's message;
+#   4. node3 also rejects new TCP connections it opens (Open MPI's ports are
+#      dynamic, so both rules block them all): the launch fails and node3 is
+#      named;
 # and afterwards no probe or orted is left running.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
@@ -104,13 +108,33 @@ expect_like "Open MPI's own words are quoted" 'Open MPI: "WARNING: An invalid va
   "select message from node_results where $R and check_name='allreduce' and node='node2'"
 expect "no pair passes" "0" "select count(*) from pair_results where $R and outcome='pass'"
 
-# --- 3. node3 blocks Open MPI's ports ---------------------------------------
-"$sc" fault node3 iptables -A INPUT -p tcp --syn ! --dport 22 -j REJECT --reject-with tcp-reset \
-  && "$sc" fault node3 iptables -A OUTPUT -p tcp --syn -j REJECT --reject-with tcp-reset \
+# --- 3. node3 refuses connections from the other nodes --------------------
+# (loopback stays open: a rank reaches its local orted over it). Ranks on
+# node3 still connect out, so only pairs where the peer opened the
+# connection fail; each such pair is a link named with Open MPI's message.
+"$sc" fault node3 iptables -A INPUT -i lo -j ACCEPT \
+  && "$sc" fault node3 iptables -A INPUT -p tcp --syn ! --dport 22 -j REJECT --reject-with tcp-reset \
+  || { echo "FAIL: iptables fault"; exit 1; }
+inventory inbound "$subnet" 60
+run inbound
+R="stage='mpi' and run_id=4"
+[ $rc -eq 1 ] && ok "refused connections fail the run" || not_ok "inbound exits $rc, not 1"
+expect "all 4 nodes launched" "4" \
+  "select count(*) from node_results where $R and check_name='launch' and outcome='pass'"
+expect "the pairs without node3 pass" "6" \
+  "select count(*) from pair_results where $R and 'node3' not in (src, dst) and outcome='pass'"
+failed=$(q "select count(*) from pair_results where $R and outcome='fail'")
+[ "$failed" -ge 2 ] && ok "some pair with node3 fails ($((failed / 2)) of 3)" \
+  || not_ok "no pair with node3 fails"
+expect "every failed pair is one with node3, named in its message" "$failed" \
+  "select count(*) from pair_results where $R and outcome='fail' and 'node3' in (src, dst) and message like '%could not open Open MPI''s TCP connection to node3: connect() to $("$sc" addr node3):%'"
+
+# --- 4. node3 blocks Open MPI's ports ---------------------------------------
+"$sc" fault node3 iptables -A OUTPUT -p tcp --syn -j REJECT --reject-with tcp-reset \
   || { echo "FAIL: iptables fault"; exit 1; }
 inventory blocked "$subnet" 20
 run blocked
-R="stage='mpi' and run_id=4"
+R="stage='mpi' and run_id=5"
 [ $rc -eq 1 ] && ok "blocked ports fail the run" || not_ok "blocked exits $rc, not 1"
 expect "node3's launch fails, and only node3's" "node3|fail" \
   "select node, outcome from node_results where $R and check_name='launch' and outcome='fail'"
@@ -120,13 +144,20 @@ expect_like "the other nodes say the launch failed because of node3" "because of
   "select message from node_results where $R and check_name='launch' and node='node1'"
 expect "no pair passes" "0" "select count(*) from pair_results where $R and outcome='pass'"
 
+# Nothing of this cluster's runs is left: no process in the nodes'
+# namespaces but sshd, no mpirun for this cluster's subnet, no hostfile.
 sleep 1
-if pgrep -f "$PROBE" >/dev/null || pgrep -x orted >/dev/null; then
-  not_ok "probe or orted left running: $(pgrep -af "$PROBE|orted" | head -5)"
-else
-  ok "no probe or orted left running"
-fi
-ls /tmp | grep -q '^clustercheck-mpi\.' && not_ok "temporary hostfile directory left in /tmp" \
-  || ok "no temporary directory left"
+left=""
+for i in 1 2 3 4; do
+  for pid in $(ip netns pids "$prefix-node$i"); do
+    comm=$(cat "/proc/$pid/comm" 2>/dev/null)
+    case $comm in sshd|"") ;; *) left="$left node$i:$comm($pid)" ;; esac
+  done
+done
+m=$(pgrep -f "if_include $subnet" || true)
+[ -n "$m" ] && left="$left mpirun($m)"
+[ -z "$left" ] && ok "no probe, orted or mpirun left running" || not_ok "left running:$left"
+grep -ls "^$("$sc" addr node1) slots" /tmp/clustercheck-mpi.*/hostfile* >/dev/null 2>&1 \
+  && not_ok "a temporary hostfile of this cluster is left in /tmp" || ok "no temporary hostfile left"
 
 cluster_test_finish
