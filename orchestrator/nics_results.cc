@@ -80,8 +80,11 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     r.value = p.mtu_bytes;
     r.unit = "bytes";
     bool ok = p.mtu_state == "ok";
-    r.outcome = excluded ? Outcome::kSkip : ok ? Outcome::kPass : bad;
+    // Where TCP did not get through, the datagrams prove nothing about the
+    // MTU: the pair's fault is already the tcp result.
+    r.outcome = excluded || !reached ? Outcome::kSkip : ok ? Outcome::kPass : bad;
     r.message = excluded ? "excluded: " + j->excluded
+                : !reached ? "untested: " + p.dst + " not reached over tcp"
                 : ok ? std::to_string(p.mtu_bytes) + "-byte DF datagrams pass"
                      : std::to_string(p.mtu_bytes) + "-byte DF datagrams: " + p.mtu_state +
                            (p.note.empty() ? "" : " (" + p.note + ")");

@@ -24,7 +24,8 @@ NicProbe ProbeFromAgent(const std::string& src, const nlohmann::json& answer,
 
 // Per probe "tcp:<subnet>" and, where tried, "mtu:<subnet>". On the chosen
 // subnet a failure fails; on an excluded one every result is skip with the
-// exclusion; elsewhere a failure warns (the network is not used).
+// exclusion; elsewhere a failure warns (the network is not used). An MTU
+// result of a pair TCP did not connect is skip (the tcp result says why).
 std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
                                         const NicSelection& selection);
 

@@ -63,6 +63,7 @@ TEST(NicsResults, FailuresFailOnTheChosenSubnetAndExcludedOnesSkip) {
   EXPECT_EQ(pr[1].value, 9000);
   EXPECT_EQ(pr[4].outcome, Outcome::kFail);
   EXPECT_EQ(pr[4].message, "c at c-addr: unreachable");
+  EXPECT_EQ(pr[5].outcome, Outcome::kSkip) << "no MTU verdict where tcp failed";
   EXPECT_EQ(pr[6].outcome, Outcome::kSkip);
   EXPECT_NE(pr[6].message.find("excluded: decoy"), std::string::npos);
 

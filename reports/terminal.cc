@@ -93,6 +93,35 @@ void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& op
   }
 }
 
+// The nics stage's recommendation as lines to paste, the bad nodes on the
+// chosen network and the excluded subnets, each with its reason
+// (orchestrator/nic_recommend.h SelectionJson).
+void NicsSummary(std::ostringstream& o, const nlohmann::json& n) {
+  if (!n.is_object() || !n.contains("env_lines")) return;
+  auto str = [](const nlohmann::json& j, const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  bool chosen = n.contains("subnet") && n["subnet"].is_string();
+  o << "\nnics: " << (chosen ? "" : "nothing to recommend: ") << str(n, "reason") << "\n";
+  for (const auto& l : n["env_lines"]) {
+    if (l.is_string()) o << "  " << l.get<std::string>() << "\n";
+  }
+  for (const auto& sub : n.value("subnets", nlohmann::json::array())) {
+    if (!sub.is_object()) continue;
+    if (chosen && str(sub, "subnet") == n["subnet"].get<std::string>()) {
+      for (const auto& p : sub.value("problems", nlohmann::json::array())) {
+        if (p.is_object()) o << "  " << str(p, "outcome") << ": " << str(p, "message") << "\n";
+      }
+    }
+    if (!str(sub, "excluded").empty()) {
+      o << "  excluded " << str(sub, "subnet") << ": " << str(sub, "excluded") << "\n";
+    }
+  }
+  for (const auto& note : n.value("notes", nlohmann::json::array())) {
+    if (note.is_string()) o << "  note: " << note.get<std::string>() << "\n";
+  }
+}
+
 void StageCounts(std::ostringstream& o, const RunData& d) {
   o << "\nstages\n";
   std::vector<std::string> order;
@@ -138,6 +167,7 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   if (d.run.meta.contains("warnings")) {
     for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
   }
+  NicsSummary(o, d.run.meta.value("nics", nlohmann::json()));
 }
 
 }  // namespace

@@ -53,6 +53,14 @@ if [ $rc -ne 1 ]; then not_ok "run exits 1 (two nodes are bad)"; cat "$dir/run.e
 cat "$dir/run.out" "$dir/run.err" | grep -q "^  export NCCL_SOCKET_IFNAME=eth0$" &&
   ok "the env lines are printed" || not_ok "the env lines are printed"
 
+for want in "^  fail: node3: eth0 [0-9.]* is down (operstate down)$" \
+            "^  fail: node4: eth0 MTU 1500, the rest of $data_net has 9000" \
+            "^  excluded 172.17.0.0/16: decoy: 172.17.0.1 (docker0) is the same address" \
+            "^  note: fallback: $mgmt_net works on every node"; do
+  grep -q -- "$want" "$dir/run.out" && ok "the summary says: $want" ||
+    not_ok "the summary says: $want"
+done
+
 N="stage='nics' and run_id=1"
 expect "the recommendation is the data network" "pass|eth0" \
   "select outcome, value from node_results where $N and check_name='recommendation'"
