@@ -106,4 +106,13 @@ for n in node1 node2 node3 node4; do
   [ "$left" = 0 ] && ok "$n: nothing of ours left listening (sshd aside)" || { not_ok "$n: nothing of ours left listening (sshd aside)"; "$sc" exec "$n" ss -Hltnup; }
 done
 
+# Without the facts stage the nics stage asks the agents for their network
+# facts itself, and comes to the same choice.
+"$CC" run "$dir/inventory.toml" --stages nics --db "$DB" >"$dir/run2.out" 2>"$dir/run2.err"
+expect "nics alone (no facts stage) recommends the same" "pass|eth0" \
+  "select outcome, value from node_results where stage='nics' and run_id=2 and check_name='recommendation'"
+expect "nics alone names the same two bad nodes" "node3|fail
+node4|fail" \
+  "select node, outcome from node_results where stage='nics' and run_id=2 and check_name='selected' and outcome!='pass' order by node"
+
 cluster_test_finish || { tail -20 "$dir/run.err"; exit 1; }
