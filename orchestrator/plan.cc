@@ -105,7 +105,8 @@ std::vector<StagePlan> PlanStages(const Inventory& inv, const std::vector<std::s
                RoundsPhrase(pairs, rounds.size(), per_round) + ", then all " + std::to_string(n);
       p.estimate_s = kNcclIntraS + rounds.size() * kNcclRoundS + (n > 2 ? kNcclClusterS : 0);
     } else if (stage == "mpi") {
-      p.work = RoundsPhrase(pairs, rounds.size(), per_round) + ", then one collective";
+      p.work = "one mpirun: MPI_Allreduce, then ping-pong " +
+               RoundsPhrase(pairs, rounds.size(), per_round);
       p.estimate_s = rounds.size() * kMpiRoundS + kMpiRoundS;
     } else if (stage == "sleep") {
       double s = inv.StageSettings("sleep").value("seconds", 5.0);

@@ -21,13 +21,13 @@ TEST(Plan, PairStagesListPairsAndRoundsByTheCircleMethod) {
   ASSERT_EQ(plan.size(), 4u);
   EXPECT_EQ(plan[0].stage, "connect");
   EXPECT_EQ(plan[2].work, "intra-node on 16 nodes, 120 pairs in 15 rounds of 8, then all 16");
-  EXPECT_EQ(plan[3].work, "120 pairs in 15 rounds of 8, then one collective");
+  EXPECT_EQ(plan[3].work, "one mpirun: MPI_Allreduce, then ping-pong 120 pairs in 15 rounds of 8");
   EXPECT_GT(plan[2].estimate_s, plan[1].estimate_s);
 }
 
 TEST(Plan, AnOddClusterHasABye) {
   auto plan = PlanStages(Nodes(5), {"mpi"});
-  EXPECT_EQ(plan[1].work, "10 pairs in 5 rounds of 2, then one collective");
+  EXPECT_EQ(plan[1].work, "one mpirun: MPI_Allreduce, then ping-pong 10 pairs in 5 rounds of 2");
 }
 
 TEST(Plan, PortsCountRangesInFull) {
