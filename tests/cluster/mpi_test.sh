@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015  # `check && ok || not_ok` is intended
 # The mpi stage on a 4-node simulated cluster (issue 9): mpirun runs on this
 # machine (the controller) and reaches the nodes over their real sshds.
 #   1. healthy (interfaces from [stages.mpi], then from the nics stage):
