@@ -61,7 +61,7 @@ for sig in INT TERM; do
   rc=$?
   [ $rc -eq 130 ] || { cat "$TMP/int.out"; fail "SIG$sig: interrupted run exited $rc"; }
   [ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = interrupted ] || fail "SIG$sig: run not recorded as interrupted"
-  for _ in $(seq 25); do pgrep -f "$BUILD/clustercheck-agent" >/dev/null || break; sleep 0.2; done
+  for _ in $(seq 75); do pgrep -f "$BUILD/clustercheck-agent" >/dev/null || break; sleep 0.2; done
   pgrep -f "$BUILD/clustercheck-agent" >/dev/null && fail "agents left after SIG$sig"
 done
 
