@@ -43,7 +43,7 @@ Result<std::vector<std::string>> MpirunArgv(const MpirunOptions& o) {
   }
   std::vector<std::string> a = {o.mpirun};
   if (o.as_root) a.push_back("--allow-run-as-root");
-  a.insert(a.end(), {"--hostfile", o.hostfile, "-np", std::to_string(o.np), "--map-by", "node",
+  a.insert(a.end(), {"--hostfile", o.hostfile, "-np", std::to_string(o.np), "--map-by", o.map_by,
                      "--bind-to", "none", "--tag-output"});
   auto mca = [&](const std::string& k, const std::string& v) {
     a.insert(a.end(), {"--mca", k, v});

@@ -35,6 +35,7 @@ struct MpirunOptions {
   std::string ssh_config;  // "" for no plm_rsh_agent (local runs)
   int np = 0;
   bool as_root = false;            // adds --allow-run-as-root
+  std::string map_by = "node";     // "slot": ranks fill a host's slots first
   std::string btl_tcp_if_include;  // "" = Open MPI chooses
   std::string oob_tcp_if_include;
   std::vector<std::string> extra_args;  // before the program
@@ -42,7 +43,7 @@ struct MpirunOptions {
   std::vector<std::string> program_args;
 };
 
-// mpirun --allow-run-as-root (when root) --hostfile H -np N --map-by node
+// mpirun --allow-run-as-root (when root) --hostfile H -np N --map-by MAP
 //   --bind-to none --tag-output --mca plm_rsh_agent "ssh -F CFG"
 //   --mca plm_rsh_no_tree_spawn 1 --mca orte_base_help_aggregate 0
 //   [--mca btl_tcp_if_include X] [--mca oob_tcp_if_include Y]

@@ -26,6 +26,7 @@
 #include "orchestrator/local_transport.h"
 #include "orchestrator/mpi_launch.h"
 #include "orchestrator/mpi_verdict.h"
+#include "orchestrator/mpirun_exec.h"
 #include "orchestrator/run_command.h"
 #include "orchestrator/stage_settings.h"
 #include "orchestrator/stages_decl.h"
@@ -35,7 +36,6 @@ namespace {
 
 constexpr double kDefaultTimeoutS = 120;
 constexpr double kDefaultPairTimeoutS = 10;
-constexpr double kVersionTimeoutS = 15;
 constexpr double kIsolationTimeoutS = 60;
 constexpr size_t kIsolationWindow = 16;
 
@@ -68,111 +68,6 @@ Result<MpiSettings> ReadSettings(const Json& j) {
   return s;
 }
 
-// The executable `name` on $PATH, "" when none.
-std::string FindOnPath(const std::string& name) {
-  const char* path = getenv("PATH");
-  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find(':', start);
-    if (end == std::string::npos) end = p.size();
-    std::string dir = p.substr(start, end - start);
-    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(cand.c_str(), X_OK) == 0) return cand;
-    start = end + 1;
-  }
-  return "";
-}
-
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
-
-struct MpirunRun {
-  std::vector<std::string> stdout_lines;
-  std::vector<std::string> stderr_lines;
-  bool hung = false;
-  int exit_code = -1;
-  Status status;  // could not start at all
-};
-
-// Runs argv here with a deadline; at the deadline kills its process group.
-MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
-  MpirunRun r;
-  LocalConnection here;
-  Deadline deadline = Deadline::InSeconds(timeout_s);
-  auto p = here.Start(CommandLine{argv, {}}, deadline);
-  if (!p.ok()) {
-    r.status = p.status();
-    return r;
-  }
-  (*p)->CloseStdin();
-  bool interrupted = false;
-  for (;;) {
-    // Short slices, so that Ctrl-C stops mpirun within a moment.
-    auto line = (*p)->ReadLine(deadline.Min(Deadline::In(Millis(250))));
-    if (line.ok()) {
-      r.stdout_lines.push_back(*line);
-      continue;
-    }
-    if (line.status().Is(ErrorKind::kEof)) break;
-    if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
-      (*p)->Kill();
-      r.status = line.status();
-      return r;
-    }
-    if (InterruptFlag().load()) {
-      interrupted = true;
-      break;
-    }
-    if (deadline.Passed()) {
-      r.hung = true;
-      break;
-    }
-  }
-  if (r.hung || interrupted) (*p)->Kill();
-  if (interrupted) r.status = Status::Interrupted("mpirun stopped: interrupted");
-  auto code = (*p)->Wait(r.hung ? Deadline::InSeconds(10) : deadline);
-  if (!code.ok()) {
-    r.hung = true;
-    (*p)->Kill();
-  } else {
-    r.exit_code = *code;
-  }
-  r.stderr_lines = SplitLines((*p)->StderrSoFar());
-  return r;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/clustercheck-mpi.XXXXXX";
-    if (mkdtemp(tmpl)) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  Status Write(const std::string& name, const std::string& text) const {
-    std::ofstream f(path_ + "/" + name);
-    f << text;
-    f.close();
-    return f ? Status::Ok() : Status::Io("cannot write " + path_ + "/" + name);
-  }
-
- private:
-  std::string path_;
-};
-
 class MpiStage : public Stage {
  public:
   std::string name() const override { return "mpi"; }
@@ -200,15 +95,8 @@ class MpiStage : public Stage {
     if (nodes_.size() < 2) return "the mpi stage needs at least two usable nodes";
     mpirun_ = s_.mpirun.empty() ? FindOnPath("mpirun") : s_.mpirun;
     if (mpirun_.empty()) return "no mpirun on PATH (install Open MPI or set [stages.mpi] mpirun)";
-    if (access(mpirun_.c_str(), X_OK) != 0) return "mpirun " + mpirun_ + " is not executable";
-    LocalConnection here;
-    auto v = RunToCompletion(here, CommandLine{{mpirun_, "--version"}, {}},
-                             Deadline::InSeconds(kVersionTimeoutS));
-    if (!v.ok()) return mpirun_ + " --version failed: " + v.status().ToString();
-    if (v->find("Open MPI") == std::string::npos) {
-      return mpirun_ + " is not Open MPI's (" + v->substr(0, v->find('\n')) + ")";
-    }
-    version_ = v->substr(0, v->find('\n'));
+    std::string problem = OpenMpiProblem(mpirun_, &version_);
+    if (!problem.empty()) return problem;
     probe_ = s_.probe.empty() ? SelfDirectory() + "/clustercheck-mpi-probe" : s_.probe;
     if (access(probe_.c_str(), X_OK) != 0) {
       return "no clustercheck-mpi-probe at " + probe_ +
@@ -218,52 +106,20 @@ class MpiStage : public Stage {
     return "";
   }
 
-  // The node's address on the nics stage's network, else the inventory's.
-  std::string AddressOf(StageContext& ctx, const Node& node) const {
-    for (const char* key : {"addresses", "address_of"}) {
-      Json sel = ctx.Selection(key);
-      if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string() &&
-          !sel[node.name].get<std::string>().empty()) {
-        return sel[node.name];
-      }
-    }
-    return node.address;
-  }
-
-  // The stage's own setting wins: an operator who names an interface
-  // means it; otherwise the nics stage's choice; otherwise Open MPI's.
-  std::string Interface(StageContext& ctx, const std::string& setting, const char* key) const {
-    if (!setting.empty()) return setting;
-    Json sel = ctx.Selection("mpi_mca");
-    if (sel.is_object() && sel.contains(key) && sel[key].is_string()) return sel[key];
-    return "";  // Open MPI tries every interface
-  }
-
   Result<std::vector<std::string>> Argv(StageContext& ctx, const std::vector<MpiHost>& hosts,
                                         const std::string& tag,
                                         const std::vector<std::string>& probe_args) {
     bool ssh = ctx.inventory().transport != "local";
-    std::string hostfile = dir_.path() + "/hostfile" + tag;
     // Local runs: every "node" is this machine, one slot per node.
     std::string text = ssh ? MpiHostfile(hosts)
                            : "localhost slots=" + std::to_string(hosts.size()) + "\n";
-    Status w = dir_.Write("hostfile" + tag, text);
-    if (!w.ok()) return w;
     MpirunOptions o;
     o.mpirun = mpirun_;
-    o.hostfile = hostfile;
-    if (ssh) {
-      const SshSettings& all = ctx.inventory().ssh;
-      std::string include = ExpandHome(all.config_file.empty() ? "~/.ssh/config" : all.config_file);
-      if (access(include.c_str(), R_OK) != 0) include.clear();
-      w = dir_.Write("ssh_config" + tag, MpiSshConfig(hosts, all, include));
-      if (!w.ok()) return w;
-      o.ssh_config = dir_.path() + "/ssh_config" + tag;
-    }
+    Status w = PrepareMpirunFiles(ctx, dir_, hosts, tag, text, &o);
+    if (!w.ok()) return w;
     o.np = static_cast<int>(hosts.size());
-    o.as_root = geteuid() == 0;
-    o.btl_tcp_if_include = Interface(ctx, s_.btl_if, "btl_tcp_if_include");
-    o.oob_tcp_if_include = Interface(ctx, s_.oob_if, "oob_tcp_if_include");
+    o.btl_tcp_if_include = MpiInterface(ctx, s_.btl_if, "btl_tcp_if_include");
+    o.oob_tcp_if_include = MpiInterface(ctx, s_.oob_if, "oob_tcp_if_include");
     o.extra_args = s_.extra_args;
     o.program = probe_;
     o.program_args = probe_args;
@@ -285,7 +141,7 @@ class MpiStage : public Stage {
     std::vector<MpiHost> hosts;
     std::map<std::string, std::string> aliases;
     for (const Node* n : nodes_) {
-      hosts.push_back({n->name, AddressOf(ctx, *n), n->ssh});
+      hosts.push_back({n->name, MpiAddressOf(ctx, *n), n->ssh});
       aliases[n->name] = n->name;
       aliases[hosts.back().address] = n->name;
       aliases[n->address] = n->name;

@@ -99,18 +99,8 @@ bool Take(const Json& m, int64_t id, bool first, Comm& c, RankReport& rep,
   const Json data = m.value("data", Json::object());
   if (name == "nccl_id" && first) {
     PublishId(c, data.value("id", std::string()), "");
-  } else if (name == "size") {
-    rep.sizes.push_back(data);
-  } else if (name == "nccl_log") {
-    rep.log += data.value("text", std::string());
-  } else if (name == "setup") {
-    rep.setup = data;
-  } else if (name == "outcome") {
+  } else if (AddNcclResult(name, data, &rep)) {
     *have_outcome = true;
-    rep.outcome = ParseOutcome(data.value("outcome", std::string()))
-                      .value_or(Outcome::kError);
-    rep.reason = data.value("reason", std::string());
-    rep.step = data.value("step", std::string());
   }
   return false;
 }
@@ -187,6 +177,24 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
 }
 
 }  // namespace
+
+bool AddNcclResult(const std::string& name, const Json& data,
+                   RankReport* rep) {
+  if (name == "size") {
+    rep->sizes.push_back(data);
+  } else if (name == "nccl_log") {
+    rep->log += data.value("text", std::string());
+  } else if (name == "setup") {
+    rep->setup = data;
+  } else if (name == "outcome") {
+    rep->outcome = ParseOutcome(data.value("outcome", std::string()))
+                       .value_or(Outcome::kError);
+    rep->reason = data.value("reason", std::string());
+    rep->step = data.value("step", std::string());
+    return true;
+  }
+  return false;
+}
 
 std::vector<std::vector<RankReport>> RunNcclBatch(
     StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,

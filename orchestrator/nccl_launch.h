@@ -30,6 +30,11 @@ struct NcclMember {
   std::map<std::string, std::string> env;  // NcclEnvFor(...)
 };
 
+// Takes one result of the agent's `nccl` command ("size", "nccl_log",
+// "setup", "outcome"; others are ignored) into *rep. true for "outcome".
+bool AddNcclResult(const std::string& name, const nlohmann::json& data,
+                   RankReport* rep);
+
 // Runs each group as one communicator, all groups at once, and returns one
 // RankReport list per group (in member order). Never throws and never
 // blocks past settings.timeout_s * (2 + sizes) + slack per test.

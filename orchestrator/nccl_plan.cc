@@ -75,10 +75,10 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
     }
   }
   s.isolate_max_tests = j.value("isolate_max_tests", 0);
-  std::string launcher = j.value("launcher", std::string("agent"));
-  if (launcher != "agent") {
-    return bad("launcher: '" + launcher +
-               "' is not supported yet (only \"agent\")");
+  s.launcher = j.value("launcher", std::string("agent"));
+  if (s.launcher != "agent" && s.launcher != "mpirun") {
+    return bad("launcher: '" + s.launcher +
+               "' is not one of \"agent\", \"mpirun\"");
   }
   return s;
 }

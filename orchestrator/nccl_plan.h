@@ -34,13 +34,17 @@ struct NcclSettings {
   // Which phases run, in this order: intra, pairs, cluster, isolate.
   std::vector<std::string> phases = {"intra", "pairs", "cluster", "isolate"};
   int isolate_max_tests = 0;  // 0: 4 * nodes + 16
+  // "agent": the agents' own rendezvous (nccl_launch.h); "mpirun": one
+  // mpirun per test, the id through MPI_Bcast (nccl_mpirun.h).
+  std::string launcher = "agent";
 
   bool Has(const std::string& phase) const;
 };
 
 // Reads the stage's settings (already type-checked by the inventory
 // parser). kBadInventory for values the types cannot catch: sizes that are
-// not multiples of 4, an unknown phase, launcher other than "agent".
+// not multiples of 4, an unknown phase, a launcher other than "agent" or
+// "mpirun".
 Result<NcclSettings> ReadNcclSettings(const nlohmann::json& settings);
 
 // The NCCL environment of one node's ranks, later entries winning:

@@ -193,7 +193,9 @@ TEST(NcclPlan, SettingsHaveDefaultsAndRejectWhatTypesCannotCatch) {
   EXPECT_DOUBLE_EQ(s->min_busbw_gbps, 40);
   EXPECT_FALSE(ReadNcclSettings({{"sizes", {6}}}).ok());
   EXPECT_FALSE(ReadNcclSettings({{"phases", {"bisect"}}}).ok());
-  EXPECT_FALSE(ReadNcclSettings({{"launcher", "mpirun"}}).ok());
+  EXPECT_EQ(ReadNcclSettings({})->launcher, "agent");
+  EXPECT_EQ(ReadNcclSettings({{"launcher", "mpirun"}})->launcher, "mpirun");
+  EXPECT_FALSE(ReadNcclSettings({{"launcher", "srun"}}).ok());
   EXPECT_FALSE(ReadNcclSettings({{"env", {{"LD_PRELOAD", "x"}}}}).ok());
 }
 

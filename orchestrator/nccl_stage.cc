@@ -15,6 +15,8 @@
 // pair (busbw GB/s at the largest size as value), NodeResult "*"/"cluster",
 // and "verdict:<kind>" rows for what the isolation named (analysis.h).
 // Nodes without a usable GPU or libnccl are `skip` with the facts' reason.
+// launcher = "mpirun" runs every test through mpirun instead of the agents
+// (nccl_mpirun.h); its argv goes into each result's evidence and the meta.
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -24,6 +26,7 @@
 #include "orchestrator/attribution.h"
 #include "orchestrator/nccl_isolation.h"
 #include "orchestrator/nccl_launch.h"
+#include "orchestrator/nccl_mpirun.h"
 #include "orchestrator/schedule.h"
 #include "orchestrator/stages_decl.h"
 
@@ -118,11 +121,21 @@ std::vector<TestJudgement> NcclStage::Batch(
     for (const auto& n : names) ms.push_back(by_name_.at(n));
     g.push_back(ms);
   }
-  auto reports = RunNcclBatch(ctx, g, s_);
+  std::vector<std::vector<std::string>> argvs;
+  auto reports = s_.launcher == "mpirun"
+                     ? RunNcclMpirunBatch(ctx, g, s_, &argvs)
+                     : RunNcclBatch(ctx, g, s_);
   std::vector<TestJudgement> out;
   for (size_t i = 0; i < reports.size(); ++i) {
     out.push_back(JudgeNcclTest(reports[i], static_cast<int>(groups[i].size()),
                                 s_.policy));
+    if (i < argvs.size() && !argvs[i].empty()) {
+      out.back().evidence["mpirun_argv"] = argvs[i];
+      Json& mp = meta_["mpirun"];
+      if (!mp.is_object()) mp = Json::object();
+      mp["launches"] = mp.value("launches", 0) + 1;
+      mp["last_argv"] = argvs[i];
+    }
     ++tests_;
     ctx.progress().Advance();
   }
@@ -429,6 +442,7 @@ Status NcclStage::Run(StageContext& ctx) {
   meta_["seconds"] = secs;
   meta_["sizes"] = s_.sizes;
   meta_["phases"] = s_.phases;
+  meta_["launcher"] = s_.launcher;
   meta_["nic_selection"] = ctx.Selection("nccl_env");
   if (cluster_)
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},

@@ -59,7 +59,7 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nccl", "gpus_per_node", K::kInt, 1,
        "ranks per node (default: all GPUs)"},
       {"nccl", "launcher", K::kString, 0,
-       "how ranks start (e.g. \"agent\", \"mpirun\")"},
+       "how ranks start: \"agent\" (default) or \"mpirun\" (id by MPI_Bcast)"},
       {"nccl", "env", K::kStringTable, 0, "extra environment for every rank"},
       {"nccl", "min_busbw_gbps", K::kFloat, 0,
        "a test below this busbw (GB/s, largest size) fails; 0 = no floor"},

@@ -1,0 +1,165 @@
+#include "orchestrator/mpirun_exec.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "orchestrator/local_transport.h"
+#include "orchestrator/run_command.h"
+#include "orchestrator/stage.h"
+
+namespace cc {
+namespace {
+
+constexpr double kVersionTimeoutS = 15;
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FindOnPath(const std::string& name) {
+  const char* path = getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(start, end - start);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(cand.c_str(), X_OK) == 0) return cand;
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string OpenMpiProblem(const std::string& mpirun, std::string* version) {
+  if (access(mpirun.c_str(), X_OK) != 0) return "mpirun " + mpirun + " is not executable";
+  LocalConnection here;
+  auto v = RunToCompletion(here, CommandLine{{mpirun, "--version"}, {}},
+                           Deadline::InSeconds(kVersionTimeoutS));
+  if (!v.ok()) return mpirun + " --version failed: " + v.status().ToString();
+  if (v->find("Open MPI") == std::string::npos) {
+    return mpirun + " is not Open MPI's (" + v->substr(0, v->find('\n')) + ")";
+  }
+  *version = v->substr(0, v->find('\n'));
+  return "";
+}
+
+MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
+  MpirunRun r;
+  LocalConnection here;
+  Deadline deadline = Deadline::InSeconds(timeout_s);
+  auto p = here.Start(CommandLine{argv, {}}, deadline);
+  if (!p.ok()) {
+    r.status = p.status();
+    return r;
+  }
+  (*p)->CloseStdin();
+  bool interrupted = false;
+  for (;;) {
+    // Short slices, so that Ctrl-C stops mpirun within a moment.
+    auto line = (*p)->ReadLine(deadline.Min(Deadline::In(Millis(250))));
+    if (line.ok()) {
+      r.stdout_lines.push_back(*line);
+      continue;
+    }
+    if (line.status().Is(ErrorKind::kEof)) break;
+    if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
+      (*p)->Kill();
+      r.status = line.status();
+      return r;
+    }
+    if (InterruptFlag().load()) {
+      interrupted = true;
+      break;
+    }
+    if (deadline.Passed()) {
+      r.hung = true;
+      break;
+    }
+  }
+  if (r.hung || interrupted) (*p)->Kill();
+  if (interrupted) r.status = Status::Interrupted("mpirun stopped: interrupted");
+  auto code = (*p)->Wait(r.hung ? Deadline::InSeconds(10) : deadline);
+  if (!code.ok()) {
+    r.hung = true;
+    (*p)->Kill();
+  } else {
+    r.exit_code = *code;
+  }
+  r.stderr_lines = SplitLines((*p)->StderrSoFar());
+  return r;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data())) path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+Status TempDir::Write(const std::string& name, const std::string& text) const {
+  std::ofstream f(path_ + "/" + name);
+  f << text;
+  f.close();
+  return f ? Status::Ok() : Status::Io("cannot write " + path_ + "/" + name);
+}
+
+std::string MpiAddressOf(const StageContext& ctx, const Node& node) {
+  for (const char* key : {"addresses", "address_of"}) {
+    auto sel = ctx.Selection(key);
+    if (sel.is_object() && sel.contains(node.name) &&
+        sel[node.name].is_string() &&
+        !sel[node.name].get<std::string>().empty()) {
+      return sel[node.name];
+    }
+  }
+  return node.address;
+}
+
+std::string MpiInterface(const StageContext& ctx, const std::string& setting,
+                         const char* key) {
+  if (!setting.empty()) return setting;
+  auto sel = ctx.Selection("mpi_mca");
+  if (sel.is_object() && sel.contains(key) && sel[key].is_string())
+    return sel[key];
+  return "";
+}
+
+Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
+                          const std::vector<MpiHost>& hosts,
+                          const std::string& tag,
+                          const std::string& hostfile_text, MpirunOptions* o) {
+  Status w = dir.Write("hostfile" + tag, hostfile_text);
+  if (!w.ok()) return w;
+  o->hostfile = dir.path() + "/hostfile" + tag;
+  o->as_root = geteuid() == 0;
+  if (ctx.inventory().transport == "local") return Status::Ok();
+  const SshSettings& all = ctx.inventory().ssh;
+  std::string include =
+      ExpandHome(all.config_file.empty() ? "~/.ssh/config" : all.config_file);
+  if (access(include.c_str(), R_OK) != 0) include.clear();
+  w = dir.Write("ssh_config" + tag, MpiSshConfig(hosts, all, include));
+  if (!w.ok()) return w;
+  o->ssh_config = dir.path() + "/ssh_config" + tag;
+  return Status::Ok();
+}
+
+}  // namespace cc

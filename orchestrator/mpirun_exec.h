@@ -1,0 +1,66 @@
+// Running Open MPI's mpirun on the controller, shared by the `mpi` stage
+// and the `nccl` stage's mpirun launcher: finding it, checking that it is
+// Open MPI's, running it under a deadline (its process group killed at the
+// deadline or on Ctrl-C), and a private directory for its hostfile.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "orchestrator/mpi_launch.h"
+#include "orchestrator/stage.h"
+
+namespace cc {
+
+// The executable `name` on $PATH, "" when none.
+std::string FindOnPath(const std::string& name);
+
+// "" when `mpirun` runs and says it is Open MPI's (*version gets its first
+// line); else why it cannot be used.
+std::string OpenMpiProblem(const std::string& mpirun, std::string* version);
+
+struct MpirunRun {
+  std::vector<std::string> stdout_lines;
+  std::vector<std::string> stderr_lines;
+  bool hung = false;
+  int exit_code = -1;
+  Status status;  // could not start at all, or interrupted
+};
+
+// Runs argv here with a deadline; at the deadline kills its process group.
+MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s);
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "clustercheck-mpi");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }  // "" when none was made
+  Status Write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+// The node's address on the nics stage's network (selection "addresses"
+// or "address_of"), else the inventory's.
+std::string MpiAddressOf(const StageContext& ctx, const Node& node);
+
+// The stage's own setting wins: an operator who names an interface means
+// it; otherwise the nics stage's choice (selection "mpi_mca"[key]);
+// otherwise "" (Open MPI tries every interface).
+std::string MpiInterface(const StageContext& ctx, const std::string& setting,
+                         const char* key);
+
+// Writes `hostfile_text` as hostfile<tag> in `dir` and, over ssh, an
+// ssh_config<tag> for `hosts` (mpi_launch.h); sets o's hostfile,
+// ssh_config and as_root (when this process is root).
+Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
+                          const std::vector<MpiHost>& hosts,
+                          const std::string& tag,
+                          const std::string& hostfile_text, MpirunOptions* o);
+
+}  // namespace cc
