@@ -44,7 +44,7 @@ using cc::agent::Json;
 
 constexpr size_t kReasonBytes = 768;
 // NCCL's log per rank on one line; mpirun forwards it to the controller.
-constexpr size_t kLogCap = size_t{64} << 10;
+constexpr size_t kLogCap = size_t{256} << 10;
 
 // What rank 0 broadcasts: the id, or why there is none.
 struct IdMessage {

@@ -1,0 +1,98 @@
+#!/bin/bash
+# GPU test of the nccl stage's mpirun launcher (run on the GPU machine, not
+# in CI): clustercheck-nccl-mpi under `mpirun -np 2` on this host. A tiny
+# wrapper gives each rank its own NCCL_HOSTID (host0, host1), so NCCL treats
+# the two ranks as two nodes and talks NET/Socket over lo (NCCL_SOCKET_IFNAME
+# =lo, NCCL_IB_DISABLE=1, NCCL_NVLS_ENABLE=0, set through the request's env
+# as the stage sets a node's env). With one GPU both ranks use device 0
+# (distinct host ids let NCCL share it); with two or more, rank r uses r.
+#
+#   tests/gpu/nccl_mpirun_on_gpu.sh BIN_DIR [SIZES_JSON]
+#
+# BIN_DIR holds clustercheck-nccl-mpi (a stripped copy is enough).
+# Checks: both ranks `pass`; every size's data check exact on both ranks;
+# NCCL's log says nNodes 2 and "via NET/Socket"; rank 0's ncclUniqueId
+# reached rank 1 (by MPI_Bcast: there is no other way in this binary).
+# Exit 0 when all hold, 1 otherwise, 77 without a GPU or mpirun. Under
+# 2 minutes (timeout).
+set -u
+BIN=${1:?usage: nccl_mpirun_on_gpu.sh BIN_DIR [SIZES_JSON]}
+PROBE=$(cd "$BIN" && pwd)/clustercheck-nccl-mpi
+SIZES=${2:-'[1024, 1048576, 67108864]'}
+[ -x "$PROBE" ] || { echo "FAIL: no $PROBE"; exit 1; }
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! timeout 20 nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no GPU"; exit 77
+fi
+NGPU=$(timeout 20 nvidia-smi -L | grep -c '^GPU')
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# Where libnccl.so.2 lives here: $NCCL_LIB_DIR, a pip wheel, or ldconfig
+# (else the agent code's own search).
+NCCL_DIR=${NCCL_LIB_DIR:-}
+[ -z "$NCCL_DIR" ] && NCCL_DIR=$(timeout 20 python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+[ -z "$NCCL_DIR" ] && NCCL_DIR=$(ldconfig -p 2>/dev/null | awk '/libnccl\.so\.2 /{print $NF; exit}' | xargs -r dirname)
+LIBS='[]'
+[ -n "$NCCL_DIR" ] && LIBS="[\"$NCCL_DIR\"]"
+
+G1=0; [ "$NGPU" -ge 2 ] && G1=1
+ENV='{"NCCL_SOCKET_IFNAME":"lo","NCCL_IB_DISABLE":"1","NCCL_NVLS_ENABLE":"0"}'
+REQ="{\"sizes\":$SIZES,\"iters\":10,\"warmup\":3,\"timeout_s\":30,\"ranks\":[
+ {\"gpu\":0,\"env\":$ENV,\"library_paths\":$LIBS},
+ {\"gpu\":$G1,\"env\":$ENV,\"library_paths\":$LIBS}]}"
+REQ=$(echo "$REQ" | tr -d '\n')
+
+cat >"$TMP/rank.sh" <<W
+#!/bin/sh
+export NCCL_HOSTID=host\$OMPI_COMM_WORLD_RANK
+exec "$PROBE" "\$@"
+W
+chmod +x "$TMP/rank.sh"
+
+ROOT=(); [ "$(id -u)" = 0 ] && ROOT=(--allow-run-as-root)
+echo "probe: $PROBE ($NGPU GPU(s); ranks on GPUs 0 and $G1)"
+echo "libnccl.so.2 dir: ${NCCL_DIR:-<loader search>}"
+mpirun --version | head -1
+set -x
+timeout -k 10 110 mpirun "${ROOT[@]}" -np 2 --bind-to none --tag-output \
+  --mca btl self,tcp --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+  "$TMP/rank.sh" --request "$REQ" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+set +x
+echo "mpirun exited $rc"
+sed 's/"text":"[^"]*/"text":"…/' "$TMP/out" | cut -c1-400
+[ -s "$TMP/err" ] && { echo "--- stderr:"; tail -20 "$TMP/err"; }
+
+python3 - "$TMP/out" "$SIZES" <<'PY'
+import json, sys
+ranks = {}
+for line in open(sys.argv[1]):
+    at = line.find("CCNCCL ")
+    if at < 0: continue
+    m = json.loads(line[at + 7:])
+    r = ranks.setdefault(m["rank"], {"sizes": [], "log": "", "outcome": None, "id": False})
+    if m.get("type") != "result": continue
+    d = m.get("data", {})
+    if m["name"] == "size": r["sizes"].append(d)
+    elif m["name"] == "nccl_log": r["log"] += d.get("text", "")
+    elif m["name"] == "outcome": r["outcome"] = d
+    elif m["name"] == "nccl_id": r["id"] = True
+sizes = json.loads(sys.argv[2])
+bad = []
+for k in (0, 1):
+    r = ranks.get(k)
+    if r is None: bad.append(f"rank {k}: no output"); continue
+    o = r["outcome"] or {}
+    if o.get("outcome") != "pass": bad.append(f"rank {k}: outcome {o}")
+    got = [s["bytes"] for s in r["sizes"] if s.get("data_ok") is True and s.get("mismatches") == 0]
+    if got != sizes: bad.append(f"rank {k}: exact sizes {got}, want {sizes}")
+    for s in r["sizes"]:
+        print(f"rank {k}: {s['bytes']:>10} B  time {s.get('time_us')} us  busbw {s.get('busbw')} GB/s  data_ok {s.get('data_ok')}")
+    if "nNodes 2" not in r["log"]: bad.append(f"rank {k}: NCCL's log lacks 'nNodes 2'")
+    if "via NET/Socket" not in r["log"]: bad.append(f"rank {k}: NCCL's log lacks 'via NET/Socket'")
+if not ranks.get(0, {}).get("id"): bad.append("rank 0 made no id")
+for b in bad: print("FAIL:", b)
+print("PASS" if not bad else "FAIL")
+sys.exit(1 if bad else 0)
+PY
