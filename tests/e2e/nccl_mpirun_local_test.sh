@@ -6,7 +6,9 @@
 # libcuda. Shows: the mpirun path is taken (its argv in the results'
 # evidence and the run meta, one launch per test); each test is `skip` with
 # the reason (not error, not pass); in a two-rank run rank 1 passes on rank
-# 0's reason (the id broadcast carried it); the run exits 0.
+# 0's reason (the id broadcast carried it); the pairs phase runs one mpirun
+# per pair; without clustercheck-nccl-mpi beside clustercheck every test is
+# `skip` naming it; the run exits 0.
 set -u
 BUILD=${1:?build dir}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,17 +28,17 @@ chmod +x "$FAKE"
 fail() { echo "FAIL: $*"; exit 1; }
 q() { sqlite3 "$DB" "$1"; }
 
-# inventory PHASES
+# inventory PHASES [NODES]
 inventory() {
   {
     echo 'name = "mpirun-nccl"'; echo 'transport = "local"'
-    for i in 1 2; do printf '[[nodes]]\nname = "n%d"\nenv = { NCCL_HOSTID = "n%d" }\n' "$i" "$i"; done
+    for i in $(seq 1 "${2:-2}"); do printf '[[nodes]]\nname = "n%d"\nenv = { NCCL_HOSTID = "n%d" }\n' "$i" "$i"; done
     echo '[stages]'; echo 'run = ["nccl"]'
     echo '[stages.nccl]'; echo 'launcher = "mpirun"'; echo 'sizes = ["1M"]'; echo 'iters = 2'
     echo 'timeout_s = 10'; echo "phases = $1"
   } >"$TMP/inv.toml"
 }
-run() { timeout 300 "$CC" run "$TMP/inv.toml" --db "$DB" --agent "$FAKE" >"$TMP/out" 2>"$TMP/err"; echo $?; }
+run() { timeout 300 "${RUN_CC:-$CC}" run "$TMP/inv.toml" --db "$DB" --agent "$FAKE" >"$TMP/out" 2>"$TMP/err"; echo $?; }
 
 # 1. Intra phase: each node alone, one mpirun -np 1 each.
 DB="$TMP/1.db"; inventory '["intra"]'
@@ -62,3 +64,20 @@ q "select message from node_results where stage='nccl' and check_name='cluster'"
   || { q "select message from node_results where stage='nccl'"; fail "rank 1 does not carry rank 0's reason"; }
 q "select json_extract(meta,'\$.nccl.mpirun.last_argv') from runs" | grep -q '"-np","2"' || fail "not one mpirun -np 2"
 echo "ok: cluster through one mpirun -np 2: skip, rank 1 with rank 0's reason"
+
+# 3. Pairs: three nodes, three pairs, one mpirun -np 2 each.
+DB="$TMP/3.db"; inventory '["pairs"]' 3
+rc=$(run); [ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "pairs run exited $rc"; }
+[ "$(q "select count(*) from pair_results where stage='nccl' and outcome='skip' and message like '%libcuda%'")" = 3 ] \
+  || { q "select src,dst,outcome,message from pair_results where stage='nccl'"; fail "expected 3 skipped pairs naming libcuda"; }
+[ "$(q "select json_extract(meta,'\$.nccl.mpirun.launches') from runs")" = 3 ] || fail "not 3 mpirun launches for 3 pairs"
+echo "ok: 3 pairs through 3 mpiruns: skip"
+
+# 4. No clustercheck-nccl-mpi beside clustercheck: skip naming it, no launch.
+mkdir "$TMP/bin" && cp "$CC" "$TMP/bin/clustercheck"
+DB="$TMP/4.db"; inventory '["intra"]'
+rc=$(RUN_CC="$TMP/bin/clustercheck" run); [ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "no-probe run exited $rc"; }
+[ "$(q "select count(*) from node_results where stage='nccl' and outcome='skip' and message like '%no $TMP/bin/clustercheck-nccl-mpi%'")" = 2 ] \
+  || { q "select node,outcome,message from node_results where stage='nccl'"; fail "no skip naming the missing probe"; }
+[ "$(q "select json_extract(meta,'\$.nccl.mpirun') from runs")" = "" ] || fail "an mpirun was recorded without the probe"
+echo "ok: without clustercheck-nccl-mpi: skip naming it"
