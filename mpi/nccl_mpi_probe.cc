@@ -12,7 +12,9 @@
 // Every rank writes what the command reports as lines on stdout:
 //   CCNCCL {"rank":R,"type":"hello","size":N,"local_rank":L,"host":"h"}
 //   CCNCCL {"rank":R,"type":"result","name":"size","data":{...}}   (agent
-//          result shapes: setup, gpus, size, nccl_log, outcome, ...)
+//          result shapes: setup, gpus, size, nccl_log, outcome, ...;
+//          NCCL's log comes first as nccl_log_part lines of <= 1 KiB,
+//          then nccl_log without "text" but with "parts": N)
 //   CCNCCL {"rank":R,"type":"log","level":"warn","msg":"..."}
 // "outcome" is always the last result of a rank. When rank 0 makes no id
 // (no GPU, no libnccl), the others say so with rank 0's reason: a skip stays
@@ -45,6 +47,9 @@ using cc::agent::Json;
 constexpr size_t kReasonBytes = 768;
 // NCCL's log per rank on one line; mpirun forwards it to the controller.
 constexpr size_t kLogCap = size_t{256} << 10;
+// One nccl_log_part line's text: with JSON escaping and the prefix the line
+// stays well under the ~4 KiB Open MPI forwards in one piece.
+constexpr size_t kLogPartBytes = 1024;
 
 // What rank 0 broadcasts: the id, or why there is none.
 struct IdMessage {
@@ -90,7 +95,20 @@ class PrintContext : public cc::agent::CommandContext {
       outcome_ = d;
     }
     if (name == "nccl_log" && d.contains("text")) {
-      d["text"] = cc::agent::CapLog(d["text"].get<std::string>(), kLogCap);
+      // Open MPI forwards a rank's output in pieces of about 4 KiB and
+      // interleaves the ranks' pieces (seen on the H200: two 4 KiB log
+      // lines spliced into one unparsable line). So the log goes out as
+      // short nccl_log_part lines, each whole on its own, and the final
+      // nccl_log line says how many there were.
+      std::string text = cc::agent::CapLog(d["text"].get<std::string>(), kLogCap);
+      int parts = 0;
+      for (size_t at = 0; at < text.size(); at += kLogPartBytes, ++parts) {
+        Emit(rank_, {{"type", "result"},
+                     {"name", "nccl_log_part"},
+                     {"data", {{"text", text.substr(at, kLogPartBytes)}}}});
+      }
+      d.erase("text");
+      d["parts"] = parts;
     }
     Emit(rank_, {{"type", "result"}, {"name", name}, {"data", d}});
   }

@@ -71,6 +71,7 @@ std::vector<RankReport> ParseNcclMpirun(
     const std::vector<std::string>& rank_nodes, const NcclMpirunOutput& out) {
   std::vector<RankReport> reps(rank_nodes.size());
   std::vector<bool> hello(rank_nodes.size()), done(rank_nodes.size());
+  std::vector<std::string> logs(rank_nodes.size());
   for (size_t r = 0; r < reps.size(); ++r) reps[r].node = rank_nodes[r];
   std::vector<std::string> other;
   for (const std::string& line : out.lines) {
@@ -89,7 +90,16 @@ std::vector<RankReport> ParseNcclMpirun(
     if (type == "hello") hello[static_cast<size_t>(rank)] = true;
     if (type != "result") continue;
     std::string name = m.value("name", "");
-    const Json data = m.value("data", Json::object());
+    Json data = m.value("data", Json::object());
+    // NCCL's log arrives in parts (mpi/nccl_mpi_probe.cc says why), then
+    // as an nccl_log result without its text.
+    if (name == "nccl_log_part") {
+      logs[static_cast<size_t>(rank)] += data.value("text", "");
+      continue;
+    }
+    if (name == "nccl_log" && !data.contains("text") && data.contains("parts")) {
+      data["text"] = logs[static_cast<size_t>(rank)];
+    }
     if (AddNcclResult(name, data, &rep)) done[static_cast<size_t>(rank)] = true;
   }
   std::string said = Tail(other);

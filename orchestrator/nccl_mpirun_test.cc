@@ -112,6 +112,25 @@ TEST(ParseNcclMpirun, TakesEachRanksSizesLogSetupAndOutcome) {
   EXPECT_EQ(reps[1].log, "NCCL INFO x\n");
 }
 
+TEST(ParseNcclMpirun, JoinsTheLogPartsOfEachRankWhenTheRanksInterleave) {
+  NcclMpirunOutput out;
+  auto part = [](int rank, const std::string& text) {
+    return Line(rank, {{"type", "result"}, {"name", "nccl_log_part"}, {"data", {{"text", text}}}});
+  };
+  out.lines = {
+      Hello(0), Hello(1),
+      part(0, "rank0 a\n"), part(1, "rank1 a\n"), part(0, "rank0 b: via NET/Socket/0\n"),
+      part(1, "rank1 b\n"),
+      Line(1, {{"type", "result"}, {"name", "nccl_log"}, {"data", {{"bytes", 16}, {"parts", 2}}}}),
+      Line(0, {{"type", "result"}, {"name", "nccl_log"}, {"data", {{"bytes", 33}, {"parts", 2}}}}),
+      OutcomeLine(0, "pass", ""), OutcomeLine(1, "pass", ""),
+  };
+  auto reps = ParseNcclMpirun({"n1", "n2"}, out);
+  ASSERT_EQ(reps.size(), 2u);
+  EXPECT_EQ(reps[0].log, "rank0 a\nrank0 b: via NET/Socket/0\n");
+  EXPECT_EQ(reps[1].log, "rank1 a\nrank1 b\n");
+}
+
 TEST(ParseNcclMpirun, KeepsASkipWithItsReason) {
   NcclMpirunOutput out;
   out.exit_code = 0;

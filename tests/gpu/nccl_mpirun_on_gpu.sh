@@ -75,7 +75,7 @@ for line in open(sys.argv[1]):
     if m.get("type") != "result": continue
     d = m.get("data", {})
     if m["name"] == "size": r["sizes"].append(d)
-    elif m["name"] == "nccl_log": r["log"] += d.get("text", "")
+    elif m["name"] in ("nccl_log", "nccl_log_part"): r["log"] += d.get("text", "")
     elif m["name"] == "outcome": r["outcome"] = d
     elif m["name"] == "nccl_id": r["id"] = True
 sizes = json.loads(sys.argv[2])
@@ -96,3 +96,55 @@ for b in bad: print("FAIL:", b)
 print("PASS" if not bad else "FAIL")
 sys.exit(1 if bad else 0)
 PY
+probe_rc=$?
+
+# The same through the stage: `clustercheck run` with launcher = "mpirun" on
+# two local simulated nodes (each its own NCCL_HOSTID), when clustercheck
+# and its agent sit beside the probe.
+stage_rc=0
+if [ -x "$BIN/clustercheck" ] && [ -x "$BIN/clustercheck-agent" ]; then
+  cat >"$TMP/inv.toml" <<TOML
+name = "gpu-mpirun"
+transport = "local"
+[[nodes]]
+name = "sim1"
+env = { NCCL_HOSTID = "host1", NCCL_NVLS_ENABLE = "0", NCCL_SOCKET_IFNAME = "lo", NCCL_IB_DISABLE = "1" }
+${NCCL_DIR:+library_paths = ["$NCCL_DIR"]}
+[[nodes]]
+name = "sim2"
+env = { NCCL_HOSTID = "host2", NCCL_NVLS_ENABLE = "0", NCCL_SOCKET_IFNAME = "lo", NCCL_IB_DISABLE = "1" }
+${NCCL_DIR:+library_paths = ["$NCCL_DIR"]}
+[stages]
+run = ["facts", "nccl"]
+[stages.nccl]
+launcher = "mpirun"
+sizes = ["1M", "64M"]
+iters = 10
+warmup = 3
+timeout_s = 60
+TOML
+  echo; echo "=== clustercheck run, nccl stage with launcher = \"mpirun\""
+  timeout 200 "$BIN/clustercheck" run "$TMP/inv.toml" --db "$TMP/cc.db" >"$TMP/run.out" 2>&1
+  stage_rc=$?
+  sed 's/^/  | /' "$TMP/run.out" | tail -40
+  echo "clustercheck run exited $stage_rc"
+  python3 - "$TMP/cc.db" >"$TMP/pairs.txt" <<'PY2'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for row in db.execute("select src, dst, check_name, outcome, value, message from pair_results where stage='nccl'"):
+    print(*row)
+for row in db.execute("select node, check_name, outcome, message from node_results where stage='nccl'"):
+    print(*row)
+for row in db.execute("select json_extract(meta, '$.nccl.launcher'), json_extract(meta, '$.nccl.mpirun.launches') from runs"):
+    print("launcher", *row)
+PY2
+  sed 's/^/  db| /' "$TMP/pairs.txt" | cut -c1-300
+  if [ $stage_rc -eq 0 ] && grep -q "pass.*via NET/Socket" "$TMP/pairs.txt" &&
+     grep -q "^launcher mpirun" "$TMP/pairs.txt"; then
+    echo "ok   stage with launcher = mpirun: pass, via NET/Socket"
+  else
+    echo "FAIL stage with launcher = mpirun"; stage_rc=1
+  fi
+fi
+[ $probe_rc -eq 0 ] && [ $stage_rc -eq 0 ] && echo "RESULT: PASS" || echo "RESULT: FAIL"
+[ $probe_rc -eq 0 ] && [ $stage_rc -eq 0 ]
