@@ -103,17 +103,19 @@ probe_rc=$?
 # and its agent sit beside the probe.
 stage_rc=0
 if [ -x "$BIN/clustercheck" ] && [ -x "$BIN/clustercheck-agent" ]; then
+  lib_line=""
+  [ -n "$NCCL_DIR" ] && lib_line="library_paths = [\"$NCCL_DIR\"]"
   cat >"$TMP/inv.toml" <<TOML
 name = "gpu-mpirun"
 transport = "local"
 [[nodes]]
 name = "sim1"
 env = { NCCL_HOSTID = "host1", NCCL_NVLS_ENABLE = "0", NCCL_SOCKET_IFNAME = "lo", NCCL_IB_DISABLE = "1" }
-${NCCL_DIR:+library_paths = ["$NCCL_DIR"]}
+$lib_line
 [[nodes]]
 name = "sim2"
 env = { NCCL_HOSTID = "host2", NCCL_NVLS_ENABLE = "0", NCCL_SOCKET_IFNAME = "lo", NCCL_IB_DISABLE = "1" }
-${NCCL_DIR:+library_paths = ["$NCCL_DIR"]}
+$lib_line
 [stages]
 run = ["facts", "nccl"]
 [stages.nccl]
