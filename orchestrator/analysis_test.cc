@@ -294,6 +294,20 @@ TEST(Analysis, HangsAreNamedAndNotRepeatedAsLinks) {
   EXPECT_EQ(pair_hang.summary, "nccl allreduce hung between n1 and n4");
 }
 
+TEST(Analysis, ManyHungPairsAreCountedNotAllSpelledOut) {
+  RunData d = Cluster(12);
+  AllPairs(d, 12, "nccl", "allreduce",
+           [](int a, int b) { return (a + b) % 2 == 0 ? Outcome::kHang : Outcome::kPass; });
+  auto vs = Analyze(d);
+  auto hang = std::find_if(vs.begin(), vs.end(), [](const Verdict& v) {
+    return v.kind == "hang" && v.pairs.size() > 6;
+  });
+  ASSERT_NE(hang, vs.end()) << Kinds(vs);
+  EXPECT_NE(hang->summary.find(" more, among n"), std::string::npos) << hang->summary;
+  EXPECT_LT(hang->summary.size(), 300u) << hang->summary;
+  EXPECT_EQ(hang->evidence["pairs"].size(), hang->pairs.size());
+}
+
 TEST(Analysis, ALinkDownAndFailingWithEveryPeerIsOneVerdictNamingTheInterface) {
   RunData d = Cluster(4);
   AllPorts(d, 4, [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
