@@ -305,7 +305,12 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
         v.next_step = NodeNextStep(first, who);
         break;
     }
-    if (rs.size() == 1 && !first.message.empty() && first.outcome != Outcome::kError) {
+    // Several nodes with the same message (a crippling NCCL_IB_DISABLE=1
+    // set everywhere) say it once; different messages stay in evidence.
+    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
+      return r->message == first.message;
+    });
+    if (same && !first.message.empty() && first.outcome != Outcome::kError) {
       v.summary += ": " + first.message;
     }
     out.push_back(std::move(v));

@@ -294,6 +294,16 @@ TEST(Analysis, HangsAreNamedAndNotRepeatedAsLinks) {
   EXPECT_EQ(pair_hang.summary, "nccl allreduce hung between n1 and n4");
 }
 
+TEST(Analysis, AWarningSharedBySeveralNodesSaysWhatItIs) {
+  RunData d = Cluster(3);
+  AddNode(d, "n1", "facts", "nccl_env", Outcome::kWarn);
+  AddNode(d, "n2", "facts", "nccl_env", Outcome::kWarn);
+  for (auto& r : d.node_results) r.message = "NCCL_IB_DISABLE=1 turns InfiniBand off";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].summary, "facts/nccl_env on n1 and n2: NCCL_IB_DISABLE=1 turns InfiniBand off");
+}
+
 TEST(Analysis, ManyHungPairsAreCountedNotAllSpelledOut) {
   RunData d = Cluster(12);
   AllPairs(d, 12, "nccl", "allreduce",
