@@ -367,6 +367,20 @@ cmd_up() {
   ip netns add "$P-probe" 2>/dev/null && ip netns del "$P-probe" ||
     die "cannot create network namespaces here (ip netns add failed)"
 
+  # The kernel's ARP table is shared by all namespaces and its default hard
+  # limit (gc_thresh3 1024) overflows once every node talks to every other
+  # (N*(N-1)*K entries, plus other clusters already up): "neighbor table
+  # overflow" in dmesg, then "No route to host" and filtered probes at 64
+  # nodes. Raise the limits, never lower them.
+  local need=$((4 * N * N * K + 1024)) cur
+  cur=$(sysctl -n net.ipv4.neigh.default.gc_thresh3 2>/dev/null || echo 0)
+  if [ "$cur" -lt "$need" ]; then
+    sysctl -qw net.ipv4.neigh.default.gc_thresh3="$need" \
+      net.ipv4.neigh.default.gc_thresh2="$((need / 2))" \
+      net.ipv4.neigh.default.gc_thresh1="$((need / 4))" >/dev/null 2>&1 ||
+      log "warning: could not raise the ARP table limits to $need (sysctl)"
+  fi
+
   local i homes=()
   for ((i = 1; i <= N; i++)); do homes+=("$DIR/node$i/home"); done
   mkdir -p "$DIR" /run/sshd "${homes[@]}"
