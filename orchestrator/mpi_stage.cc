@@ -239,13 +239,7 @@ class MpiStage : public Stage {
 
   static void Record(StageContext& ctx, const std::string& node, const std::string& check,
                      Outcome o, const std::string& message) {
-    NodeResult r;
-    r.node = node;
-    r.stage = "mpi";
-    r.check = check;
-    r.outcome = o;
-    r.message = message;
-    ctx.Record(r);
+    ctx.Record(NodeCheck("mpi", node, check, o, message));
   }
 
   MpiSettings s_;

@@ -88,13 +88,7 @@ class NicsStage : public Stage {
  private:
   static void Record(StageContext& ctx, const std::string& node, const std::string& check,
                      Outcome o, const std::string& message) {
-    NodeResult r;
-    r.node = node;
-    r.stage = "nics";
-    r.check = check;
-    r.outcome = o;
-    r.message = message;
-    ctx.Record(r);
+    ctx.Record(NodeCheck("nics", node, check, o, message));
   }
 
   // Facts from the facts stage, or asked for now (network and rdma only).

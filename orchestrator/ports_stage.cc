@@ -229,15 +229,7 @@ class PortsStage : public Stage {
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
                    Outcome o, const std::string& message, Json evidence,
                    const std::string& value = "") {
-    NodeResult r;
-    r.node = node;
-    r.stage = "ports";
-    r.check = check;
-    r.outcome = o;
-    r.message = message;
-    r.value = value;
-    r.evidence = std::move(evidence);
-    ctx.Record(r);
+    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
   }
 
   void Record(StageContext& ctx, double listen_ms, double probe_ms);
