@@ -79,6 +79,14 @@ void StageContext::Select(const std::string& key, nlohmann::json value) {
   }
 }
 
+void StageContext::RecordRetests(const std::string& stage, const RetestCounts& counts) {
+  Status s = store_.SetRunMeta(run_id_, "retests." + stage, counts.ToJson());
+  if (!s.ok()) {
+    std::lock_guard<std::mutex> l(mu_);
+    store_errors_.push_back(s.ToString());
+  }
+}
+
 nlohmann::json StageContext::Selection(const std::string& key) const {
   std::lock_guard<std::mutex> l(mu_);
   return selections_.contains(key) ? selections_[key] : nlohmann::json();

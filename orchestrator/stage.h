@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/confirm.h"
 #include "orchestrator/fleet.h"
 #include "orchestrator/inventory.h"
 #include "orchestrator/progress.h"
@@ -46,6 +47,11 @@ class StageContext {
   // node's address on the selected network). Also stored in the run's meta.
   void Select(const std::string& key, nlohmann::json value);
   nlohmann::json Selection(const std::string& key) const;
+
+  // The confirmation counts of a pair stage (confirm.h), stored in the run
+  // meta as "retests.<stage>" so that the summary can say how many
+  // accusations were tested again and how many turned out flaky.
+  void RecordRetests(const std::string& stage, const RetestCounts& counts);
 
   // Store errors are not fatal for the run, but must not vanish.
   std::vector<std::string> store_errors() const;
