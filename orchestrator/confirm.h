@@ -53,8 +53,9 @@ bool IsFlaky(const PairResult& r);
 std::vector<std::vector<std::pair<std::string, std::string>>> QuietRounds(
     const std::vector<std::pair<std::string, std::string>>& pairs);
 
-// Counts kept in the run meta under "retests": {"<stage>": {"retested",
-// "confirmed", "flaky", "unconfirmed"}}.
+// Counts kept in the run meta under the flat key "retests.<stage>" (see
+// StageContext::RecordRetests): {"retested", "confirmed", "flaky",
+// "unconfirmed"}.
 struct RetestCounts {
   int retested = 0, confirmed = 0, flaky = 0, unconfirmed = 0;
   void Add(const PairResult& merged);
