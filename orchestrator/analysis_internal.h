@@ -39,6 +39,10 @@ void AnalyzePairs(const RunData& data, const AnalysisOptions& options,
                   const NodeOrder& order, const std::set<std::string>& attributed,
                   std::vector<Verdict>& out);
 
+// A pair result as verdict evidence: src, dst, outcome, state, value,
+// unit, message and the result's own evidence.
+nlohmann::json PairEvidence(const PairResult& r);
+
 // "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
 std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);
 
