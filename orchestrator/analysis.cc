@@ -439,6 +439,7 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   analysis::AnalyzePairs(data, options, order, attributed, out);
   analysis::FlakyVerdicts(data, order, out);
   MergeIntoBadNodes(out);
+  analysis::FoldSymptomsAcrossStages(data, out);
   analysis::MarkUnconfirmed(out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;

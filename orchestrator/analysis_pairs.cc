@@ -606,62 +606,6 @@ json PairEvidence(const PairResult& r) {
   return e;
 }
 
-namespace {
-
-// The unconfirmed results of every check, at the top for MarkUnconfirmed.
-void LiftUnconfirmed(json& e) {
-  json unconfirmed = json::array();
-  size_t judged = 0;
-  for (const auto& [check, ce] : e["checks"].items()) {
-    judged += ce.value("results_judged", size_t{0});
-    if (!ce.contains("unconfirmed")) continue;
-    for (const auto& u : ce["unconfirmed"]) unconfirmed.push_back(u);
-  }
-  e["results_judged"] = judged;
-  if (!unconfirmed.empty()) e["unconfirmed"] = unconfirmed;
-}
-
-// One stage, one widespread verdict: the widespread verdicts of a stage's
-// checks (nics tcp and mtu on one subnet) fold into the first, each
-// check's evidence kept under "checks".
-void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, size_t from) {
-  std::map<std::string, size_t> first_of;
-  std::vector<Verdict> kept(out.begin(), out.begin() + static_cast<long>(from));
-  for (size_t i = from; i < out.size(); ++i) {
-    Verdict& v = out[i];
-    if (v.kind != "widespread") {
-      kept.push_back(std::move(v));
-      continue;
-    }
-    auto [it, fresh] = first_of.try_emplace(v.stage, kept.size());
-    if (fresh) {
-      kept.push_back(std::move(v));
-      continue;
-    }
-    Verdict& into = kept[it->second];
-    if (!into.evidence.contains("checks")) {
-      json own = into.evidence;
-      into.evidence = {{"checks", {{into.check, own}}}, {"summaries", {into.summary}}};
-    }
-    into.evidence["checks"][v.check] = v.evidence;
-    into.evidence["summaries"].push_back(v.summary);
-    into.check += ", " + v.check;
-    into.severity = Worse(into.severity, v.severity);
-    into.pairs.insert(into.pairs.end(), v.pairs.begin(), v.pairs.end());
-    std::set<std::string> nodes(into.nodes.begin(), into.nodes.end());
-    nodes.insert(v.nodes.begin(), v.nodes.end());
-    into.nodes = order.Sorted(nodes);
-    LiftUnconfirmed(into.evidence);
-    into.summary = into.stage + " fails across the cluster on " +
-                   std::to_string(into.evidence["summaries"].size()) + " checks (" + into.check +
-                   "), spread over " + FoldHostlist(into.nodes) + "; e.g. " +
-                   into.evidence["summaries"][0].get<std::string>();
-  }
-  out = std::move(kept);
-}
-
-}  // namespace
-
 void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
                   const std::set<std::string>& attributed, std::vector<Verdict>& out) {
   size_t from = out.size();

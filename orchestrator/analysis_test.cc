@@ -478,6 +478,34 @@ TEST(Analysis, AResultsOwnNextStepIsTheVerdictsNextStep) {
   EXPECT_EQ(vs[1].next_step, "keep non-interactive shells quiet on n1");
 }
 
+TEST(Analysis, ANodeBadInSeveralStagesIsOneVerdictWithItsSymptoms) {
+  // node4's data link is down: nics fails with every peer (and says why),
+  // and the ports stage, run later, finds it isolated.
+  RunData d = Cluster(4);
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth0 10.0.0.4");
+  d.node_results.back().evidence = {{"subnet", "10.0.0.0/24"},
+                                    {"problems", {{{"kind", "down"}, {"nic", "eth0"}}}}};
+  AllPairs(d, 4, "nics", "tcp:10.0.0.0/24",
+           [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  NodeResult isolated;
+  isolated.node = "n4";
+  isolated.stage = "ports";
+  isolated.check = "verdict:isolated";
+  isolated.outcome = Outcome::kFail;
+  isolated.message = "n4 neither reaches nor is reached by any peer on any port";
+  isolated.evidence = {{"nodes", {"n4"}}, {"next_step", "look at n4's link"}};
+  d.node_results.push_back(isolated);
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].stage, "nics");
+  EXPECT_EQ(vs[0].next_step.rfind("bring eth0 of n4 up", 0), 0u) << vs[0].next_step;
+  ASSERT_EQ(vs[0].evidence["symptoms"].size(), 1u);
+  EXPECT_EQ(vs[0].evidence["symptoms"][0]["stage"], "ports");
+  EXPECT_NE(vs[0].summary.find("; this also explains 1 failure in ports"), std::string::npos)
+      << vs[0].summary;
+}
+
 TEST(Analysis, VerdictJsonCarriesEverything) {
   RunData d = Cluster(4);
   AllPairs(d, 4, "mpi", "pingpong",
