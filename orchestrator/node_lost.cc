@@ -41,15 +41,16 @@ PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& b
     for (const auto& [state, count] : m) n += count;
     return n;
   };
-  char when[64];
-  std::snprintf(when, sizeof when, "%.1f s", lost.after_ms / 1000);
+  char when[96];
+  std::snprintf(when, sizeof when, "between %.1f s and %.1f s", lost.alive_ms / 1000,
+                lost.after_ms / 1000);
   PortVerdict v;
   v.kind = "node-lost";
   v.severity = Outcome::kFail;
   v.nodes = {lost.node};
   int measured = total(sent) + total(received);
   v.message = lost.node + " was lost during the ports stage (" + lost.phase + ", " + when +
-              " after it started): its agent stopped answering (" + lost.reason + "). " +
+              " after the stage started): its agent stopped answering (" + lost.reason + "). " +
               (measured == 0 ? std::string("Nothing was measured with it before")
                              : "Before that, " + std::to_string(measured) + " probes with " +
                                    std::to_string(peers.size()) + " peers were measured") +
@@ -58,6 +59,7 @@ PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& b
                 " is up and its links are up (ping it, ip link, the console, dmesg), then run "
                 "the ports stage again";
   v.evidence = {{"lost_in", lost.phase},
+                {"alive_at_ms", std::round(lost.alive_ms)},
                 {"lost_after_ms", std::round(lost.after_ms)},
                 {"reason", lost.reason},
                 {"measured_before", {{"as_sender", sent}, {"as_receiver", received},

@@ -32,7 +32,9 @@ inline constexpr const char* kNodeLostState = "node-lost";
 struct LostNode {
   std::string node;
   std::string phase;   // "probe batch 2 of 3", "retests", "stop"
-  double after_ms = 0; // since the stage started
+  double alive_ms = 0; // since the stage started: the phase began, the
+                       // node still answering
+  double after_ms = 0; // since the stage started: the loss was noticed
   std::string reason;  // the failure that showed it ("timeout: ...")
 };
 

@@ -24,7 +24,7 @@ TEST(HiddenByLoss, OnlyFailuresTouchingALostNodeAreHidden) {
 }
 
 TEST(NodeLostVerdict, NamesTheNodeWhenItWasLostAndWhatWasMeasuredBefore) {
-  LostNode lost{"n3", "probe batch 2 of 3", 4250, "timeout: no probes within 11.5 s"};
+  LostNode lost{"n3", "probe batch 2 of 3", 1020, 12250, "timeout: no probes within 11.5 s"};
   std::vector<PortCell> before = {
       {"n1", "n3", 22, PortKind::kSsh, "open", Outcome::kPass},
       {"n3", "n2", 29500, PortKind::kListed, "open", Outcome::kPass},
@@ -35,7 +35,8 @@ TEST(NodeLostVerdict, NamesTheNodeWhenItWasLostAndWhatWasMeasuredBefore) {
   EXPECT_EQ(v.kind, "node-lost");
   EXPECT_EQ(v.severity, Outcome::kFail);
   EXPECT_EQ(v.nodes, (std::vector<std::string>{"n3"}));
-  EXPECT_NE(v.message.find("n3 was lost during the ports stage (probe batch 2 of 3, 4.2 s"),
+  EXPECT_NE(v.message.find("n3 was lost during the ports stage (probe batch 2 of 3, between 1.0 s and 12.2 s after "
+                           "the stage started)"),
             std::string::npos)
       << v.message;
   EXPECT_NE(v.message.find("3 probes with 2 peers"), std::string::npos) << v.message;
@@ -46,7 +47,7 @@ TEST(NodeLostVerdict, NamesTheNodeWhenItWasLostAndWhatWasMeasuredBefore) {
 }
 
 TEST(NodeLostVerdict, SaysSoWhenNothingWasMeasured) {
-  PortVerdict v = NodeLostVerdict({"n3", "probe batch 1 of 1", 100, "eof"}, {});
+  PortVerdict v = NodeLostVerdict({"n3", "probe batch 1 of 1", 0, 100, "eof"}, {});
   EXPECT_NE(v.message.find("Nothing was measured with it before"), std::string::npos);
 }
 

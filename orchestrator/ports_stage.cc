@@ -280,12 +280,13 @@ class PortsStage : public Stage {
     }
     if (names.empty()) return;
     const Json tokens(tokens_);
+    const double alive_ms = SinceStartMs();
     ctx.fleet().ForEach(names, [&](NodeState& s) {
       auto it = by_name_.find(s.node->name);
       if (it == by_name_.end()) return;
       Peer& p = peers_[it->second];
       Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, answers);
-      if (MeansNodeLost(st)) MarkLost(p.name, phase, st);
+      if (MeansNodeLost(st)) MarkLost(p.name, phase, alive_ms, st);
     });
   }
 
@@ -332,11 +333,15 @@ class PortsStage : public Stage {
     return lost_.count(node) > 0;
   }
 
-  void MarkLost(const std::string& node, const std::string& phase, const Status& why) {
+  double SinceStartMs() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
+
+  void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
+                const Status& why) {
     std::lock_guard<std::mutex> lock(mu_);
     if (lost_.count(node)) return;
-    double after = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
-    lost_[node] = LostNode{node, phase, after, why.ToString()};
+    lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
   }
 
   std::set<std::string> LostNames() const {
@@ -467,11 +472,12 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
 }
 
 void PortsStage::Stop(StageContext& ctx) {
+  const double alive_ms = SinceStartMs();
   for (Peer& p : peers_) {
     if (p.id < 0 || Lost(p.name)) continue;
     p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
                                          Deadline::InSeconds(kStopTimeoutS));
-    if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", p.stop);
+    if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
   }
   ctx.fleet().ForEach({}, [&](NodeState& s) {
     auto it = by_name_.find(s.node->name);
@@ -483,7 +489,7 @@ void PortsStage::Stop(StageContext& ctx) {
                                  false, &unused);
       // The `end` follows "stopped"; a listener failure ends with an error.
       p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
-      if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", p.stop);
+      if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
     }
     ctx.progress().Advance();
   });
