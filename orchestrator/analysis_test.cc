@@ -333,6 +333,16 @@ TEST(Analysis, ALinkDownAndFailingWithEveryPeerIsOneVerdictNamingTheInterface) {
   EXPECT_EQ(vs[0].evidence["node_checks"].size(), 1u);
 }
 
+TEST(Analysis, ANodeChecksStatedNextStepIsTheVerdictsNextStep) {
+  RunData d = Cluster(4);
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth0 10.42.0.4");
+  d.node_results.back().evidence["next_step"] =
+      "set the MTU of eth0 on n4 to 9000 (ip link set eth0 mtu 9000)";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].next_step, "set the MTU of eth0 on n4 to 9000 (ip link set eth0 mtu 9000)");
+}
+
 TEST(Analysis, VerdictsComeWorstFirst) {
   RunData d = Cluster(4);
   AddNode(d, "n1", "parity", "kernel", Outcome::kWarn, "a", "b");
