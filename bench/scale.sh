@@ -51,8 +51,8 @@ printf '%-22s %.2f s (user %s + sys %s)\n' "controller CPU" "$(echo "$user + $sy
 printf '%-22s %.1f MB\n' "controller peak RSS" "$(echo "$rss_kb / 1024" | bc -l)"
 printf '%-22s %s probes in %s ms: %s probes/s\n' "ports" "$probes" "$probe_ms" "$rate"
 printf '%-22s %s\n' "retests" "$(jq -c '[to_entries[] | select(.key | startswith("retests."))] | from_entries' <<<"$meta")"
-echo "stage spans (first to last stored result, 1 s resolution):"
-sqlite3 "$DB" "select printf('  %-8s %7.1f s', stage, (julianday(max(at)) - julianday(min(at))) * 86400) from (select stage, at from node_results where run_id=1 union all select stage, at from pair_results where run_id=1) group by stage order by min(at)" 2>/dev/null
+echo "stage times (run's progress lines):"
+grep -E '^  [a-z]+ +[0-9]+/[0-9]+ .* in [0-9.]+s$' "$D/run.err" | sed 's/^/  /'
 echo "results that are not pass or skip:"
 sqlite3 "$DB" "select '  ' || stage || '/' || check_name || ' ' || outcome || ' x' || count(*) || ': ' || substr(min(message), 1, 160) from (select stage, check_name, outcome, message from node_results where run_id=1 union all select stage, check_name, outcome, message from pair_results where run_id=1) where outcome not in ('pass','skip') group by stage, check_name, outcome"
 echo "verdicts:"
