@@ -4,7 +4,7 @@ INVENTORY ?= inventories/local.toml
 CMAKE_FLAGS ?= -DCLUSTERCHECK_WERROR=ON
 JOBS ?= $(shell nproc)
 
-.PHONY: deps configure build programs run test clean format
+.PHONY: deps configure build programs run test package clean format
 
 deps:
 	@./scripts/install-deps.sh
@@ -25,6 +25,11 @@ run: programs
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# The .deb (CPack) of what `programs` builds: controller, agent, probes,
+# inventories, man page. Not `--target package`, which builds the tests too.
+package: programs
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

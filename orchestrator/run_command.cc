@@ -6,6 +6,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/fleet.h"
+#include "orchestrator/install_layout.h"
 #include "orchestrator/local_transport.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
@@ -29,6 +30,11 @@ std::string SelfDirectory() {
   if (n <= 0) return "";
   std::string p(buf, static_cast<size_t>(n));
   return p.substr(0, p.rfind('/'));
+}
+
+std::string HelperProgram(const std::string& name) {
+  return HelperPath(SelfDirectory(), name,
+                    [](const std::string& path) { return access(path.c_str(), F_OK) == 0; });
 }
 
 namespace {
@@ -162,7 +168,7 @@ int RunClusterCheck(const RunOptions& o) {
   }
 
   FleetOptions fo;
-  fo.agent_binary = o.agent_binary.empty() ? SelfDirectory() + "/clustercheck-agent" : o.agent_binary;
+  fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
   fo.push = inv->transport != "local";
   fo.fanout = o.fanout > 0 ? o.fanout : inv->ssh.fanout;
   fo.hello_timeout_s = inv->ssh.command_timeout_s;

@@ -55,9 +55,15 @@ extern InitFn __init_array_start[] __attribute__((visibility("hidden")));
 extern InitFn __init_array_end[] __attribute__((visibility("hidden")));
 extern void _init(void);
 
+// Set when RunConstructors ran: on glibc >= 2.34 the constructors would
+// run without it too, so glibc_floor_check reads this to know that the
+// path an older glibc depends on was taken.
+FLOOR_LOCAL int glibc_floor_ran_constructors = 0;
+
 // What glibc < 2.34's __libc_csu_init did for a dynamic executable (the
 // loader runs the preinit array): DT_INIT, then the init array.
 static void RunConstructors(int argc, char** argv, char** envp) {
+  ++glibc_floor_ran_constructors;
   _init();
   size_t n = (size_t)(__init_array_end - __init_array_start);
   for (size_t i = 0; i < n; ++i) (*__init_array_start[i])(argc, argv, envp);
