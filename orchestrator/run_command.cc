@@ -9,6 +9,7 @@
 #include "orchestrator/local_transport.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
+#include "orchestrator/run_lock.h"
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
 #include "reports/run_data.h"
@@ -155,10 +156,17 @@ int RunClusterCheck(const RunOptions& o) {
   for (const auto& n : inv->nodes) names.push_back(n.name);
   rec.meta = {{"nodes", names}, {"stages", *stages}, {"transport", inv->transport}};
   rec.meta.update(rerun_meta);
+  // Who runs it, so that `history` can tell a live run from a killed one
+  // (run_liveness.h); the lock's path is added once the lock is held.
+  rec.meta["controller"] = ControllerToMeta(ThisController(""));
   auto run_id = (*store)->BeginRun(rec);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
     return kExitUsage;
+  }
+  RunLock run_lock(db_path, *run_id);
+  if (run_lock.held()) {
+    (*store)->SetRunMeta(*run_id, "controller", ControllerToMeta(ThisController(run_lock.path())));
   }
 
   FleetOptions fo;

@@ -76,7 +76,20 @@ for _ in $(seq 50); do
 done
 kill -KILL $pid
 wait $pid 2>/dev/null
-[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running'"
+# The store still says "running" (nothing could write the finish); history
+# and report tell from the controller's free lock that it was killed.
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running' in the store"
+killed=$(sqlite3 "$DB" "select max(id) from runs")
+sqlite3 "$DB" "select json_extract(meta, '\$.controller.pid'), json_extract(meta, '\$.controller.lock') from runs where id=$killed" |
+  grep -qx "$pid|$DB.lock" || fail "the run does not record its controller's pid and lock"
+"$CC" history --db "$DB" >"$TMP/history.out"
+grep -Eq "^$killed +[^ ]+ +killed " "$TMP/history.out" || { cat "$TMP/history.out"; fail "history does not show run $killed as killed"; }
+"$CC" report "$killed" --db "$DB" >"$TMP/killed.out"
+head -1 "$TMP/killed.out" | grep -q '^KILLED: ' || { cat "$TMP/killed.out"; fail "report's verdict is not KILLED"; }
+grep -q "^killed: controller pid $pid on $(hostname) died without finishing the run" "$TMP/killed.out" ||
+  { cat "$TMP/killed.out"; fail "report does not say which controller died"; }
+grep -q "^stored before it died: connect 3 pass; .*sleep " "$TMP/killed.out" ||
+  { cat "$TMP/killed.out"; fail "report does not say what was stored before it died"; }
 [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] \
   || fail "connect results lost after SIGKILL"
 # They see EOF on stdin and exit; allow for a loaded machine.
