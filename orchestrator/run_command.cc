@@ -10,6 +10,7 @@
 #include "common/hostlist.h"
 #include "orchestrator/fleet.h"
 #include "orchestrator/local_transport.h"
+#include "orchestrator/next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
 #include "orchestrator/run_lock.h"
@@ -17,6 +18,7 @@
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
 #include "reports/run_data.h"
+#include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
 
@@ -283,6 +285,12 @@ int RunClusterCheck(const RunOptions& o) {
     to.color = o.color;
     to.db_path = db_path;
     std::fprintf(o.out, "%s", RenderTerminal(*data, to).c_str());
+    // On one machine every stage gets its line (a newcomer's first run).
+    if (inv->transport == "local") std::fprintf(o.out, "\n%s", RenderStageLines(*data).c_str());
+    std::string example = ExampleInventoryPath(inv->path);
+    std::fprintf(o.out, "%s",
+                 NextStepAfterLocalRun(inv->path, inv->transport,
+                                       ::access(example.c_str(), R_OK) == 0).c_str());
   }
   return exit_code;
 }

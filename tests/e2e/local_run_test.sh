@@ -22,6 +22,23 @@ grep -q "stored as run 1" "$TMP/run.out" || fail "no 'stored as run 1'"
 [ "$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='facts' and outcome='pass'")" -ge 1 ] \
   || fail "no facts result stored"
 sqlite3 "$DB" "select facts from nodes where run_id=1" | grep -q '"kernel"' || fail "facts JSON not stored"
+# Every stage of the pipeline has its line with a result or a reason, and
+# the summary ends with the next step (issue 18).
+block=$(sed -n '/^on this machine, stage by stage$/,/^$/p' "$TMP/run.out")
+for st in facts parity nics ports nccl mpi; do
+  grep -Eq "^  $st +[0-9]+ (pass|skip|warn|fail|error)" <<<"$block" || fail "no line for stage $st"
+done
+grep -Eq "NCCL_SOCKET_IFNAME=|no physical interface with an address" <<<"$block" || fail "nics names no interface"
+[ "$(sqlite3 "$DB" "select count(*) from pair_results where run_id=1 and stage='ports' and state='open'")" -ge 2 ] ||
+  fail "ports reached no port between the two local agents"
+nccl=$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='nccl' and (outcome='pass' or (outcome='skip' and message!=''))")
+[ "$nccl" -ge 1 ] || fail "nccl has neither a result nor a reason"
+if command -v mpirun >/dev/null && [ -x "$BUILD/clustercheck-mpi-probe" ]; then
+  [ "$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='mpi' and check_name='launch' and outcome='pass'")" = 2 ] ||
+    fail "mpi did not launch 2 ranks"
+fi
+tail -3 "$TMP/run.out" | grep -q "^  cp $SRC/inventories/example.toml my-cluster.toml" ||
+  fail "the summary does not end with the next step naming example.toml"
 
 # 2. report re-renders the same verdict from the store alone.
 "$CC" report --db "$DB" >"$TMP/report.out" || fail "report exited $?"
