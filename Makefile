@@ -23,6 +23,11 @@ programs: configure
 run: programs
 	$(BUILD)/clustercheck run $(INVENTORY)
 
+# A simulated 6-node cluster with two faults, diagnosed (root; scripts/demo.sh).
+.PHONY: demo
+demo: build
+	@./scripts/demo.sh $(BUILD)
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 

@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "orchestrator/agent_wait.h"
+#include "orchestrator/nic_local.h"
 #include "orchestrator/nic_recommend.h"
 #include "orchestrator/nic_select.h"
 #include "orchestrator/nics_confirm.h"
@@ -64,7 +65,8 @@ class NicsStage : public Stage {
     std::vector<NodeState*> usable = ctx.fleet().Usable();
     std::string skip;
     if (ctx.inventory().transport == "local") {
-      skip = "local transport: every node is this host, there is no network between them";
+      RecordLocal(ctx, usable);
+      return Status::Ok();
     } else if (usable.size() < 2) {
       skip = "the nics stage needs at least two usable nodes";
     }
@@ -100,6 +102,32 @@ class NicsStage : public Stage {
   static void Record(StageContext& ctx, const std::string& node, const std::string& check,
                      Outcome o, const std::string& message) {
     ctx.Record(NodeCheck("nics", node, check, o, message));
+  }
+
+  // Local transport: every node is this host and there is no network
+  // between them, so the first node lists this host's interfaces and what
+  // it would pick (nic_local.h); the others say why they have nothing more.
+  void RecordLocal(StageContext& ctx, const std::vector<NodeState*>& usable) {
+    if (usable.empty()) return;
+    peers_.push_back(Peer{});
+    Peer& p = peers_.back();
+    p.state = usable[0];
+    p.name = usable[0]->node->name;
+    LoadFacts(ctx, p, ctx.facts());
+    LocalNics local = DescribeLocalNics(p.nics);
+    if (!p.facts_error.empty()) {
+      Record(ctx, p.name, "interfaces", Outcome::kError, p.facts_error);
+    } else {
+      std::string list;
+      for (const auto& line : local.interfaces) list += (list.empty() ? "" : "; ") + line;
+      Record(ctx, p.name, "interfaces", Outcome::kPass, list.empty() ? "no interfaces but loopback" : list);
+    }
+    Record(ctx, p.name, "selected", Outcome::kSkip,
+           "one machine, no network between nodes to probe: " + local.summary);
+    for (size_t i = 1; i < usable.size(); ++i) {
+      Record(ctx, usable[i]->node->name, "selected", Outcome::kSkip,
+             "local transport: the same host as " + p.name);
+    }
   }
 
   // Facts from the facts stage, or asked for now (network and rdma only).
