@@ -11,7 +11,7 @@
 #include "orchestrator/analysis_confirm.h"
 #include "orchestrator/analysis_internal.h"
 #include "orchestrator/confirm.h"
-#include "orchestrator/next_step.h"
+#include "orchestrator/verdict_next_step.h"
 #include "orchestrator/widespread.h"
 
 namespace cc::analysis {
