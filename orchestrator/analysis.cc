@@ -438,6 +438,7 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   auto attributed = StageVerdicts(data, order, out);
   analysis::AnalyzePairs(data, options, order, attributed, out);
   analysis::FlakyVerdicts(data, order, out);
+  analysis::FoldWarningsIntoFlaky(out);
   MergeIntoBadNodes(out);
   analysis::FoldSymptomsAcrossStages(data, out);
   analysis::MarkUnconfirmed(out);

@@ -118,6 +118,31 @@ TEST(AnalysisConfirm, FlakyPairsSpreadOverTheClusterAreOneVerdictForTheStage) {
   EXPECT_GT(vs[0].evidence["flaky_pairs"].get<int>(), 10);
 }
 
+TEST(AnalysisConfirm, WarningsOnTheFlakyNodesPairsAreItsEvidenceNotAnotherVerdict) {
+  // node3's link loses packets: some probes fail first and pass on the
+  // retest (flaky), others connect but their answer comes late (warn).
+  RunData d = Cluster(6);
+  AllPairs(d, 6, "ports", [](int a, int b) {
+    if (b == 3 && a <= 2) return Confirmed("ports", N(a), N(b), Outcome::kHang, Outcome::kPass);
+    if (b == 3 && a == 4) {
+      PairResult late = Probe("ports", "tcp/29500", N(a), N(b), Outcome::kWarn, "no-answer");
+      late.message = "connected, but no token came back in time";
+      return late;
+    }
+    if (a == 5 && b == 6) return Probe("ports", "tcp/29500", N(a), N(b), Outcome::kWarn, "slow");
+    return Pass("ports", a, b);
+  });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "flaky");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n3"});
+  EXPECT_EQ(vs[0].evidence["warnings"].size(), 1u);
+  EXPECT_NE(vs[0].summary.find("it also explains 1 warning of tcp/29500"), std::string::npos)
+      << vs[0].summary;
+  EXPECT_EQ(vs[1].kind, "warning") << "n5 -> n6 has nothing to do with n3";
+  EXPECT_EQ(vs[1].pairs, (std::vector<std::pair<std::string, std::string>>{{"n5", "n6"}}));
+}
+
 TEST(AnalysisConfirm, AConfirmedFailureStaysAFailureWithBothAttempts) {
   RunData d = Cluster(4);
   AllPairs(d, 4, "mpi", [](int a, int b) {

@@ -1,6 +1,7 @@
 // Folding verdicts that one cause explains into one verdict (analysis.h:
 // "one cause, one verdict"): a stage's widespread checks, and a bad node
 // seen by several stages.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -113,6 +114,71 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
     size_t n = v.evidence["symptoms"].size();
     v.summary += "; this also explains " + std::to_string(n) + " failure" + (n == 1 ? "" : "s") +
                  " in " + list;
+  }
+  out = std::move(kept);
+}
+
+namespace {
+
+// Moves the pairs of warning `w` that flaky verdict `f` explains into f's
+// evidence; returns how many it moved.
+size_t MoveExplained(Verdict& w, Verdict& f) {
+  std::set<std::string> named(f.nodes.begin(), f.nodes.end());
+  auto explained = [&](const std::string& a, const std::string& b) {
+    // A node verdict explains any pair with that node; a pair verdict
+    // only its own pair.
+    if (f.nodes.size() == 1) return named.count(a) + named.count(b) > 0;
+    return named.count(a) > 0 && named.count(b) > 0;
+  };
+  const json& ev = w.evidence.value("pairs", json::array());
+  json moved = json::array(), left = json::array();
+  std::vector<std::pair<std::string, std::string>> left_pairs;
+  for (size_t i = 0; i < w.pairs.size(); ++i) {
+    const auto& [a, b] = w.pairs[i];
+    json e = i < ev.size() ? ev[i] : json::object();
+    if (explained(a, b)) {
+      moved.push_back(e);
+    } else {
+      left.push_back(e);
+      left_pairs.push_back(w.pairs[i]);
+    }
+  }
+  if (moved.empty()) return 0;
+  f.evidence["warnings"].push_back({{"check", w.check}, {"pairs", moved}});
+  f.summary += "; it also explains " + std::to_string(moved.size()) + " warning" +
+               (moved.size() == 1 ? "" : "s") + " of " + w.check;
+  w.pairs = left_pairs;
+  w.evidence["pairs"] = left;
+  std::set<std::string> still;
+  for (const auto& [a, b] : left_pairs) still.insert({a, b});
+  std::vector<std::string> nodes;
+  for (const auto& n : w.nodes) {
+    if (still.count(n)) nodes.push_back(n);
+  }
+  w.nodes = nodes;
+  if (!left.empty()) {
+    w.summary = w.stage + " " + w.check + " warns on " + std::to_string(left.size()) +
+                " pair(s): " + left[0].value("message", std::string());
+  }
+  return moved.size();
+}
+
+}  // namespace
+
+void FoldWarningsIntoFlaky(std::vector<Verdict>& out) {
+  std::vector<size_t> flaky;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].kind == "flaky") flaky.push_back(i);
+  }
+  std::vector<Verdict> kept;
+  for (auto& w : out) {
+    if (w.kind == "warning" && !w.pairs.empty()) {
+      for (size_t f : flaky) {
+        if (out[f].stage == w.stage) MoveExplained(w, out[f]);
+      }
+      if (w.pairs.empty()) continue;
+    }
+    kept.push_back(std::move(w));
   }
   out = std::move(kept);
 }

@@ -55,6 +55,12 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
 // "symptoms", and its summary says how many it explains.
 void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
 
+// The pairs of a stage's warnings (ports: "connected, but no token came back
+// in time") that involve the node of that stage's flaky node verdict
+// (or are its flaky pair) are the same unreliable link, not a
+// second finding: they become the flaky verdict's evidence "warnings".
+void FoldWarningsIntoFlaky(std::vector<Verdict>& out);
+
 // "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
 std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);
 
