@@ -143,6 +143,23 @@ TEST(AnalysisConfirm, WarningsOnTheFlakyNodesPairsAreItsEvidenceNotAnotherVerdic
   EXPECT_EQ(vs[1].pairs, (std::vector<std::pair<std::string, std::string>>{{"n5", "n6"}}));
 }
 
+TEST(AnalysisConfirm, ANodeFlakyInSeveralStagesIsOneVerdict) {
+  RunData d = Cluster(5);
+  for (const char* stage : {"nics", "ports"}) {
+    AllPairs(d, 5, stage, [&](int a, int b) {
+      if (a == 2 && b != 5) return Confirmed(stage, N(a), N(b), Outcome::kFail, Outcome::kPass);
+      return Pass(stage, a, b);
+    });
+  }
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "flaky");
+  EXPECT_EQ(vs[0].stage, "nics");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n2"});
+  EXPECT_NE(vs[0].summary.find("this also explains 1 flaky finding in ports"), std::string::npos)
+      << vs[0].summary;
+}
+
 TEST(AnalysisConfirm, AConfirmedFailureStaysAFailureWithBothAttempts) {
   RunData d = Cluster(4);
   AllPairs(d, 4, "mpi", [](int a, int b) {

@@ -79,20 +79,24 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
     auto it = rank.find(stage);
     return it == rank.end() ? rank.size() : it->second;
   };
-  // The first-run stage's bad-node verdict of each node.
+  // The first-run stage's bad-node (or flaky node) verdict of each node.
+  auto foldable = [](const Verdict& v) {
+    return (v.kind == "bad-node" || v.kind == "flaky") && v.nodes.size() == 1;
+  };
+  auto key = [](const Verdict& v) { return v.kind + " " + v.nodes[0]; };
   std::map<std::string, size_t> cause_of;
   for (size_t i = 0; i < out.size(); ++i) {
     const Verdict& v = out[i];
-    if (v.kind != "bad-node" || v.nodes.size() != 1) continue;
-    auto [it, fresh] = cause_of.try_emplace(v.nodes[0], i);
+    if (!foldable(v)) continue;
+    auto [it, fresh] = cause_of.try_emplace(key(v), i);
     if (!fresh && rank_of(v.stage) < rank_of(out[it->second].stage)) it->second = i;
   }
   std::vector<Verdict> kept;
   std::vector<size_t> kept_index(out.size(), SIZE_MAX);
   for (size_t i = 0; i < out.size(); ++i) {
     const Verdict& v = out[i];
-    bool symptom = v.kind == "bad-node" && v.nodes.size() == 1 &&
-                   cause_of.at(v.nodes[0]) != i && out[cause_of.at(v.nodes[0])].stage != v.stage;
+    bool symptom = foldable(v) && cause_of.at(key(v)) != i &&
+                   out[cause_of.at(key(v))].stage != v.stage;
     if (symptom) continue;
     kept_index[i] = kept.size();
     kept.push_back(v);
@@ -100,7 +104,7 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
   for (size_t i = 0; i < out.size(); ++i) {
     if (kept_index[i] != SIZE_MAX) continue;
     const Verdict& v = out[i];
-    Verdict& cause = kept[kept_index[cause_of.at(v.nodes[0])]];
+    Verdict& cause = kept[kept_index[cause_of.at(key(v))]];
     cause.severity = Worse(cause.severity, v.severity);
     cause.evidence["symptoms"].push_back(
         {{"stage", v.stage}, {"check", v.check}, {"summary", v.summary}, {"pairs", v.pairs.size()}});
@@ -112,7 +116,8 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
     std::string list;
     for (const auto& s : stages) list += (list.empty() ? "" : ", ") + s;
     size_t n = v.evidence["symptoms"].size();
-    v.summary += "; this also explains " + std::to_string(n) + " failure" + (n == 1 ? "" : "s") +
+    std::string what = v.kind == "flaky" ? "flaky finding" : "failure";
+    v.summary += "; this also explains " + std::to_string(n) + " " + what + (n == 1 ? "" : "s") +
                  " in " + list;
   }
   out = std::move(kept);

@@ -53,6 +53,7 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
 // verdict of the stage that ran first, which is closest to the cause (and
 // whose next step says it); the later ones become its evidence
 // "symptoms", and its summary says how many it explains.
+// The same for a node that is flaky in several stages (a lossy link).
 void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
 
 // The pairs of a stage's warnings (ports: "connected, but no token came back
