@@ -50,7 +50,8 @@ Status Fleet::Prepare(const std::function<void(const NodeState&)>& on_done) {
   std::ifstream in(options_.agent_binary, std::ios::binary);
   if (!in) {
     return Status::NotFound("agent binary " + options_.agent_binary +
-                            " not found (build it with `make`)");
+                            " not found (build it with `make programs`, or reinstall the "
+                            "clustercheck package; --agent FILE names another)");
   }
   std::stringstream ss;
   ss << in.rdbuf();
