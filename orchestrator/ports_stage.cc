@@ -533,7 +533,7 @@ std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) con
   std::vector<PortCell> cells;
   for (size_t i = 0; i < plan_.size(); ++i) {
     PairResult& r = (*results)[i];
-    if (HiddenByLoss(r.src, r.dst, r.outcome, lost)) {
+    if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
       const std::string& who = lost.count(r.dst) ? r.dst : r.src;
       r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
                              {"message", r.message}};
