@@ -46,6 +46,9 @@ constexpr double kRetestDeadlineFactor = 2.5;
 // unconfirmed. A whole node down costs kConfirmationsPerSymptom quiet
 // rounds, far below this.
 constexpr double kMaxRetestS = 120;
+// A sender whose answer is late gets this much more before it counts as
+// lost: a starved ssh session on a loaded controller is not a lost node.
+constexpr double kLostGraceS = 10;
 
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
@@ -311,6 +314,10 @@ class PortsStage : public Stage {
     if (st.ok()) {
       Json last;
       st = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &got, &last);
+      if (st.Is(ErrorKind::kTimeout)) {
+        st = WaitForResult(*p.state->agent, p.id, "probes", Deadline::InSeconds(kLostGraceS), true,
+                           &got, &last);
+      }
       if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
         p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
       }
@@ -533,7 +540,7 @@ std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) con
   std::vector<PortCell> cells;
   for (size_t i = 0; i < plan_.size(); ++i) {
     PairResult& r = (*results)[i];
-    if (HiddenByLoss(r.src, r.dst, r.outcome, lost)) {
+    if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
       const std::string& who = lost.count(r.dst) ? r.dst : r.src;
       r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
                              {"message", r.message}};
