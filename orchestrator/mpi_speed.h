@@ -21,8 +21,8 @@ namespace cc {
 struct SpeedRule {
   // A suspect is below this fraction of the median. Default 0.5.
   double fraction = 0.5;
-  // ...and below the median by more than this many GB/s. Default 0.05.
-  double min_gap_gbps = 0.05;
+  // ...and below the median by more than this many GB/s. Default 0.01.
+  double min_gap_gbps = 0.01;
   // A measurement shorter than this (iters round trips of bw_bytes) is not
   // judged: a few ms are one scheduler hiccup. Default 0.05 s.
   double min_measure_s = 0.05;

@@ -8,7 +8,8 @@
 # failed"), keep the data network for btl_tcp_if_include, and put its OOB
 # channel on a network this machine shares with every node, saying why.
 # The run is healthy: every mpi result passes, nothing was retested, no
-# pair is called slow.
+# pair is called slow. Then node3's data NIC is throttled: its pairs, and
+# only they, are slow after a retest of each pair alone agreed.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=${1:?build dir}
@@ -34,7 +35,8 @@ mgmt_net=${mgmt1%.*}.0/24
 # known_hosts with the inventory addresses only (simcluster writes every
 # address of every network).
 inv_addrs=$(sed -n 's/^address = "\(.*\)"$/\1/p' "$dir/inventory.toml")
-grep -F -f <(sed 's/$/ /' <<<"$inv_addrs") "$dir/known_hosts" >"$dir/known_hosts.inv"
+# shellcheck disable=SC2086  # one pattern per address
+grep -F -f <(printf '%s \n' $inv_addrs) "$dir/known_hosts" >"$dir/known_hosts.inv"
 mv "$dir/known_hosts.inv" "$dir/known_hosts"
 [ "$(wc -l <"$dir/known_hosts")" = 4 ] && ! grep -q "^$data1 " "$dir/known_hosts" \
   && ok "known_hosts holds the 4 inventory addresses (management network) only" \
@@ -81,5 +83,22 @@ expect "every bandwidth was judged by the stage and none is slow" "6|0" \
   "select count(*), sum(json_extract(evidence, '\$.speed.slow')) from pair_results where $R and check_name='bandwidth' and json_extract(evidence, '\$.speed.judged_by')='mpi'"
 grep -q "bandwidth-outlier" "$dir/run.out" && not_ok "a bandwidth outlier is reported" \
   || ok "no bandwidth outlier is reported"
+
+# --- a node whose data NIC is throttled: slow, after a retest alone ------
+# node3's eth0 sends at 100 Mbit/s; 1 MiB x 20 round trips take ~3.4 s
+# there (judged), ~20 ms elsewhere (too short to judge, but in the median).
+"$sc" exec node3 tc qdisc add dev eth0 root tbf rate 100mbit burst 64kb latency 100ms \
+  || { echo "FAIL: tc"; exit 1; }
+sed -i 's/^timeout_s = 90$/timeout_s = 90\nmessage_size = "1M"/' "$dir/inventory.toml"
+"$CC" run "$dir/inventory.toml" --stages nics,mpi --db "$DB" >"$dir/slow.out" 2>"$dir/slow.err"
+rc=$?
+echo "# slow: clustercheck run exited $rc"
+R="stage='mpi' and run_id=2"
+expect "node3's 3 pairs are slow, confirmed by a retest alone; no other pair" "node3|3|3" \
+  "select 'node3', sum('node3' in (src, dst)), count(*) from pair_results where $R and check_name='bandwidth' and state='slow' and json_array_length(json_extract(evidence, '\$.speed.attempts'))=2"
+expect "the stage retested exactly the suspects" "1" \
+  "select json_extract(meta, '\$.mpi.speed.retested') = json_extract(meta, '\$.mpi.speed.suspects') and json_extract(meta, '\$.mpi.speed.slow') = 3 from runs where id=2"
+grep -q "bandwidth-outlier.*node3 is slow" "$dir/slow.out" && ok "the report names node3 as slow" \
+  || { not_ok "the report does not name node3 as slow"; grep -i "slow\|outlier" "$dir/slow.out" | head; }
 
 cluster_test_finish
