@@ -134,14 +134,8 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
   return s;
 }
 
-int ExitCodeFor(const std::vector<NodeResult>& nrs, const std::vector<PairResult>& prs) {
-  for (const auto& r : nrs) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
-  }
-  for (const auto& r : prs) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
-  }
-  return kExitOk;
+int ExitCodeFor(const StageContext& ctx) {
+  return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -273,7 +267,7 @@ int RunClusterCheck(const RunOptions& o) {
   } else if (!enough) {
     exit_code = kExitUnjudgeable;
   } else {
-    exit_code = ExitCodeFor(ctx.node_results(), ctx.pair_results());
+    exit_code = ExitCodeFor(ctx);
   }
   (*store)->FinishRun(*run_id, status, exit_code);
   for (const auto& e : ctx.store_errors()) {
