@@ -10,7 +10,10 @@
 #include <tuple>
 
 #include "common/hostlist.h"
+#include "orchestrator/analysis_confirm.h"
 #include "orchestrator/analysis_internal.h"
+#include "orchestrator/confirm.h"
+#include "orchestrator/next_step.h"
 #include "orchestrator/parity.h"
 
 namespace cc {
@@ -74,7 +77,7 @@ int KindRank(const std::string& kind) {
       "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
       "wrong-host", "node-fail", "bandwidth-outlier", "incompatible", "pin-mismatch",
       "odd-version", "in-use",
-      "untested", "warning"};
+      "untested", "flaky", "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
   }
@@ -174,6 +177,14 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
   }
 }
 
+// The next step the results' own evidence names (next_step.h), each for
+// its node; "" when none does.
+std::string OwnNextSteps(const std::vector<const NodeResult*>& rs, const json& subnet_mtu) {
+  std::vector<std::string> steps;
+  for (const auto* r : rs) steps.push_back(NextStepFromEvidence(r->evidence, r->node, subnet_mtu));
+  return JoinSteps(steps);
+}
+
 // Pass findings of a parity check carry the majority as their value.
 std::string MajorityOf(const RunData& d, const std::string& check) {
   for (const auto& r : d.node_results) {
@@ -230,7 +241,10 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
                   {"values", values}};
     std::string who = NodesPhrase(v.nodes);
     std::string remedy = ParityNextStep(check, who, expected);
-    if (!remedy.empty()) {
+    std::string own = OwnNextSteps(rs, nlohmann::json::object());
+    if (!own.empty()) {
+      v.next_step = own;
+    } else if (!remedy.empty()) {
       v.next_step = remedy;
     } else if (expected.empty()) {
       v.next_step = "look at " + check + " on " + who + ": " + rs.front()->message;
@@ -268,9 +282,22 @@ std::string NodeNextStep(const NodeResult& r, const std::string& who) {
   return "look at " + r.stage + "/" + r.check + " on " + who;
 }
 
+// Lists the unconfirmed results among `rs` for MarkUnconfirmed.
+void NoteUnconfirmed(const std::vector<const NodeResult*>& rs, Verdict& v) {
+  json list = json::array();
+  for (const auto* r : rs) {
+    std::string why = analysis::UnconfirmedWhy(r->evidence);
+    if (!why.empty()) list.push_back({{"node", r->node}, {"why", why}});
+  }
+  if (list.empty()) return;
+  v.evidence["unconfirmed"] = list;
+  v.evidence["results_judged"] = rs.size();
+}
+
 // Hangs of node checks (connect hangs are connect verdicts), failing node
 // checks outside connect and parity, and checks that could not be tested.
 void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  const json subnet_mtu = SubnetMtus(d.run.meta.value("nics", json()));
   using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
   Groups<Key> g;
   for (const auto& r : d.node_results) {
@@ -278,6 +305,7 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
     if (r.stage == "connect" && r.check == "agent") continue;
     if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
     if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
+    if (analysis::ConfirmationOf(r.evidence) == kFlaky) continue;  // a flaky verdict
     // Hangs and errors group per check; failures also by what the node has.
     bool by_value = r.outcome == Outcome::kFail || r.outcome == Outcome::kWarn;
     g.Add({r.stage, r.check, by_value ? r.value : "", r.outcome,
@@ -329,6 +357,9 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
     if (same && !first.message.empty() && first.outcome != Outcome::kError) {
       v.summary += ": " + first.message;
     }
+    std::string own = OwnNextSteps(rs, subnet_mtu);
+    if (!own.empty()) v.next_step = own;
+    NoteUnconfirmed(rs, v);
     out.push_back(std::move(v));
   }
 }
@@ -422,7 +453,10 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   ParityVerdicts(data, order, out);
   auto attributed = StageVerdicts(data, order, out);
   analysis::AnalyzePairs(data, options, order, attributed, out);
+  analysis::FlakyVerdicts(data, order, out);
   MergeIntoBadNodes(out);
+  analysis::FoldSymptomsAcrossStages(data, out);
+  analysis::MarkUnconfirmed(out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;
     for (const auto& n : v.nodes) i = std::min(i, order.Index(n));

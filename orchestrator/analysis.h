@@ -13,7 +13,14 @@
 //   bad-link      one pair fails (both ways where both were tested) while
 //                 both ends pass with others
 //   one-way       A->B fails while B->A passes (ports: B's firewall)
-//   widespread    most pairs of a check fail and no node explains it
+//   widespread    a stage's failures are spread evenly over most nodes (or
+//                 most pairs fail) and no node or link explains them
+//                 (widespread.h): one verdict per stage with counts, the
+//                 share of pairs and examples, not a verdict per pair
+//   flaky         (warn) a result whose retest disagreed (confirm.h): the
+//                 pair, or the node in most flaky pairs, or the stage when
+//                 they are spread evenly, with both attempts; flaky
+//                 results never make a bad node or link
 //   bandwidth-outlier  a pair's value below outlier_fraction of the check's
 //                 median, below min_busbw_gbps, or below baseline_fraction
 //                 of the same pair in a baseline run
@@ -25,6 +32,12 @@
 //   node-fail     other failing node checks (nics link down, intra-node
 //                 NCCL, ...), alike nodes folded
 //   untested      checks that ended in `error` (could not be tested)
+//
+// A failure whose retest could not run ("unconfirmed") is still named,
+// and its verdict's summary says "not confirmed" and why. A verdict's
+// next step follows its cause: a result's own evidence["next_step"], or
+// what its evidence names (next_step.h: the MTU to set on an interface,
+// the port to open on a chain), before the stage's generic advice.
 //   wrong-host, in-use, ...   kinds only a stage's own attribution knows
 //
 // A stage that attributes its own pair failures stores them as

@@ -39,6 +39,22 @@ void AnalyzePairs(const RunData& data, const AnalysisOptions& options,
                   const NodeOrder& order, const std::set<std::string>& attributed,
                   std::vector<Verdict>& out);
 
+// A pair result as verdict evidence: src, dst, outcome, state, value,
+// unit, message and the result's own evidence.
+nlohmann::json PairEvidence(const PairResult& r);
+
+// One stage, one widespread verdict: the widespread verdicts of a stage's
+// checks from out[from] on (nics tcp and mtu on one subnet) fold into the
+// first, each check's evidence kept under "checks" (analysis_fold.cc).
+void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, size_t from);
+
+// One node, one verdict: a node that is a bad node in several stages
+// (its link is down: nics and ports both fail with every peer) keeps the
+// verdict of the stage that ran first, which is closest to the cause (and
+// whose next step says it); the later ones become its evidence
+// "symptoms", and its summary says how many it explains.
+void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
+
 // "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
 std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);
 

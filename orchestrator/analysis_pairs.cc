@@ -8,7 +8,11 @@
 #include <set>
 
 #include "common/hostlist.h"
+#include "orchestrator/analysis_confirm.h"
 #include "orchestrator/analysis_internal.h"
+#include "orchestrator/confirm.h"
+#include "orchestrator/next_step.h"
+#include "orchestrator/widespread.h"
 
 namespace cc::analysis {
 namespace {
@@ -90,14 +94,13 @@ std::vector<Link> Links(const CheckPairs& c, const NodeOrder& order) {
   return out;
 }
 
-json PairEvidence(const PairResult& r) {
-  json e{{"src", r.src}, {"dst", r.dst}, {"outcome", OutcomeName(r.outcome)}};
-  if (!r.state.empty()) e["state"] = r.state;
-  if (r.value) e["value"] = *r.value;
-  if (!r.unit.empty()) e["unit"] = r.unit;
-  if (!r.message.empty()) e["message"] = r.message;
-  if (!r.evidence.empty()) e["evidence"] = r.evidence;
-  return e;
+// The next step that the bad results' own evidence names, "" for none.
+std::string OwnNextSteps(const std::vector<const PairResult*>& rs) {
+  std::vector<std::string> steps;
+  for (const auto* r : rs) {
+    if (IsBad(r->outcome)) steps.push_back(NextStepFromEvidence(r->evidence, r->src));
+  }
+  return JoinSteps(steps);
 }
 
 class CheckAnalysis {
@@ -112,6 +115,7 @@ class CheckAnalysis {
     Hangs();
     if (attributed) return;
     BadNodes();
+    Widespread();
     Rest();
   }
 
@@ -151,6 +155,7 @@ class CheckAnalysis {
   void Bandwidth();
   void Hangs();
   void BadNodes();
+  void Widespread();
   void Rest();
   std::string BadNodeNextStep(const std::string& node, bool in, bool outward) const;
 
@@ -175,8 +180,9 @@ std::optional<double> BaselineValue(const RunData* base, const PairResult& r) {
 
 void CheckAnalysis::Bandwidth() {
   std::vector<double> values;
+  // A flaky result keeps its failed first attempt's value: not a rate.
   for (const auto& [p, r] : c_.results) {
-    if (r->value && r->outcome != Outcome::kHang) values.push_back(*r->value);
+    if (r->value && r->outcome != Outcome::kHang && !IsFlaky(*r)) values.push_back(*r->value);
   }
   if (values.empty()) return;
   double median = Median(values);
@@ -196,7 +202,7 @@ void CheckAnalysis::Bandwidth() {
   std::map<std::string, int> valued, slow_count;
   for (const auto& l : links_) {
     for (const auto* r : l.results) {
-      if (!r->value || r->outcome == Outcome::kHang) continue;
+      if (!r->value || r->outcome == Outcome::kHang || IsFlaky(*r)) continue;
       ++valued[l.a];
       ++valued[l.b];
       double v = *r->value;
@@ -345,6 +351,28 @@ void CheckAnalysis::Hangs() {
 
 std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only,
                                            bool out_only) const {
+  // The cause, where the evidence names it: the node's own failing checks
+  // of this stage (nics: the MTU to set on its interface), else the one
+  // step that all its failing pairs agree on.
+  std::vector<const NodeResult*> own;
+  for (const auto& r : d_.node_results) {
+    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome) && !IsStageVerdict(r)) {
+      own.push_back(&r);
+    }
+  }
+  std::vector<std::string> steps;
+  const json subnet_mtu = SubnetMtus(d_.run.meta.value("nics", json()));
+  for (const auto* r : own) steps.push_back(NextStepFromEvidence(r->evidence, node, subnet_mtu));
+  if (std::string s = JoinSteps(steps); !s.empty()) return s;
+  std::set<std::string> pair_steps;
+  bool all_have = true;
+  for (const auto& [p, r] : c_.results) {
+    if ((p.first != node && p.second != node) || !IsBad(r->outcome)) continue;
+    std::string s = NextStepFromEvidence(r->evidence, node);
+    all_have = all_have && !s.empty();
+    pair_steps.insert(s);
+  }
+  if (all_have && pair_steps.size() == 1) return *pair_steps.begin();
   if (c_.stage == "ports") {
     const PairResult* any = nullptr;
     for (const auto& [p, r] : c_.results) {
@@ -430,26 +458,58 @@ void CheckAnalysis::BadNodes() {
     v.next_step = BadNodeNextStep(node, in_only, out_only);
     out_.push_back(std::move(v));
   }
-  if (!confirmed.empty()) return;
-  size_t n_bad = 0, n_tested = 0;
-  std::set<std::string> nodes;
+}
+
+// One cause, one verdict (widespread.h): the failures no bad node
+// explains, spread evenly over most nodes (or most pairs failing), are one
+// verdict with counts and examples, not a link verdict per pair.
+void CheckAnalysis::Widespread() {
+  std::vector<Pair> tested, failed;
   for (const auto& l : links_) {
-    if (l.bad() && !Claimed(l)) ++n_bad;
-    if (l.bad() || l.good()) ++n_tested;
+    if (Claimed(l) || !(l.bad() || l.good())) continue;
+    tested.push_back({l.a, l.b});
+    if (l.bad()) failed.push_back({l.a, l.b});
   }
-  if (n_tested < 3 || n_bad * 2 <= n_tested) return;
+  Spread s = JudgeSpread(tested, failed);
+  if (!s.widespread) return;
   Verdict v = Make(c_.stage == "ports" ? "port-blocked" : "widespread", Outcome::kFail);
+  constexpr size_t kExamples = 6;
+  std::set<std::string> nodes;
+  std::map<std::string, int> states;
+  json unconfirmed = json::array();
+  size_t judged = 0;
   for (const auto& l : links_) {
     if (!l.bad() || Claimed(l)) continue;
     nodes.insert(l.a);
     nodes.insert(l.b);
-    for (const auto* r : l.results) v.severity = Worse(v.severity, r->outcome);
-    AddPairs(v, l, true);
+    for (const auto* r : l.results) {
+      if (!IsBad(r->outcome)) continue;
+      v.severity = Worse(v.severity, r->outcome);
+      v.pairs.push_back({r->src, r->dst});
+      ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
+      if (v.evidence["examples"].size() < kExamples) v.evidence["examples"].push_back(PairEvidence(*r));
+      ++judged;
+      std::string why = UnconfirmedWhy(r->evidence);
+      if (!why.empty()) unconfirmed.push_back({{"src", r->src}, {"dst", r->dst}, {"why", why}});
+    }
     Claim(l);
   }
   v.nodes = order_.Sorted(nodes);
-  v.summary = What() + " fails on " + std::to_string(n_bad) + " of " + std::to_string(n_tested) +
-              " pairs across the cluster";
+  v.evidence["failed_pairs"] = s.failed_pairs;
+  v.evidence["tested_pairs"] = s.tested_pairs;
+  v.evidence["share"] = s.share;
+  v.evidence["nodes_touched"] = s.nodes_touched;
+  v.evidence["nodes_tested"] = s.nodes_tested;
+  v.evidence["worst_node"] = {{"node", s.worst_node}, {"share", s.worst_node_share}};
+  v.evidence["mean_node_share"] = s.mean_node_share;
+  v.evidence["states"] = states;
+  v.evidence["results_judged"] = judged;
+  if (!unconfirmed.empty()) v.evidence["unconfirmed"] = unconfirmed;
+  v.summary = What() + " fails on " + std::to_string(s.failed_pairs) + " of " +
+              std::to_string(s.tested_pairs) + " pairs across the cluster (" +
+              std::to_string(static_cast<int>(std::lround(100 * s.share))) + "%, spread over " +
+              std::to_string(s.nodes_touched) + " of " + std::to_string(s.nodes_tested) +
+              " nodes; no node stands out)";
   v.next_step = c_.stage == "ports"
                     ? "open " + PortPhrase(c_.check, json::object()) + " on every node (firewall), "
                       "and check that nothing else holds the port"
@@ -467,6 +527,7 @@ void CheckAnalysis::Rest() {
     if (!l.bad()) {
       for (const auto* r : l.results) {
         if (r->outcome != Outcome::kError && r->outcome != Outcome::kWarn) continue;
+        if (IsFlaky(*r)) continue;  // analysis_confirm.cc names it
         Verdict& v = r->outcome == Outcome::kError ? untested : warned;
         v.pairs.push_back({r->src, r->dst});
         v.evidence["pairs"].push_back(PairEvidence(*r));
@@ -495,6 +556,7 @@ void CheckAnalysis::Rest() {
                         ? "allow " + PortPhrase(c_.check, r.evidence) + " from " + r.src +
                               " in " + r.dst + "'s firewall"
                         : "check routes and filters from " + r.src + " to " + r.dst;
+      if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
       out_.push_back(std::move(v));
       continue;
     }
@@ -520,6 +582,7 @@ void CheckAnalysis::Rest() {
     } else {
       v.next_step = "check the cables and switch ports between " + l.a + " and " + l.b;
     }
+    if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
     out_.push_back(std::move(v));
   }
   if (!warned.pairs.empty()) {
@@ -541,11 +604,23 @@ void CheckAnalysis::Rest() {
 
 }  // namespace
 
+json PairEvidence(const PairResult& r) {
+  json e{{"src", r.src}, {"dst", r.dst}, {"outcome", OutcomeName(r.outcome)}};
+  if (!r.state.empty()) e["state"] = r.state;
+  if (r.value) e["value"] = *r.value;
+  if (!r.unit.empty()) e["unit"] = r.unit;
+  if (!r.message.empty()) e["message"] = r.message;
+  if (!r.evidence.empty()) e["evidence"] = r.evidence;
+  return e;
+}
+
 void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
                   const std::set<std::string>& attributed, std::vector<Verdict>& out) {
+  size_t from = out.size();
   for (const auto& c : GroupByCheck(data)) {
     CheckAnalysis(data, options, order, c, out).Run(attributed.count(c.stage) > 0);
   }
+  FoldWidespreadByStage(order, out, from);
 }
 
 }  // namespace cc::analysis

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 namespace cc {
 namespace {
@@ -408,6 +409,126 @@ TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
   EXPECT_EQ(vs[0].pairs.size(), 2u);
   EXPECT_EQ(vs[0].evidence["stage_kind"], "receiver");
   EXPECT_EQ(CountOutcomes(d).fail, 4) << "the verdict row is not a check";
+}
+
+TEST(Analysis, FailuresSpreadEvenlyOverTheClusterAreOneWidespreadVerdict) {
+  // 24 nodes, one pair in eight failing at random: no node or link
+  // explains it; one verdict with counts and examples, not ~35 links.
+  RunData d = Cluster(24);
+  std::mt19937 rng(5);
+  std::bernoulli_distribution bad(0.125);
+  AllPairs(d, 24, "nccl", "allreduce",
+           [&](int, int) { return bad(rng) ? Outcome::kFail : Outcome::kPass; });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "widespread");
+  EXPECT_NE(vs[0].summary.find("pairs across the cluster"), std::string::npos) << vs[0].summary;
+  EXPECT_NE(vs[0].summary.find("no node stands out"), std::string::npos) << vs[0].summary;
+  EXPECT_EQ(vs[0].evidence["tested_pairs"], 276);
+  EXPECT_EQ(vs[0].evidence["failed_pairs"].get<size_t>(), vs[0].pairs.size());
+  EXPECT_EQ(vs[0].evidence["examples"].size(), 6u);
+}
+
+TEST(Analysis, OneBadNodeAmongManyIsABadNodeNotWidespread) {
+  RunData d = Cluster(24);
+  AllPairs(d, 24, "nccl", "allreduce", [](int a, int b) {
+    return a == 9 || b == 9 || (a == 1 && b == 2) ? Outcome::kFail : Outcome::kPass;
+  });
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n9"});
+  EXPECT_EQ(vs[1].kind, "bad-link");
+}
+
+TEST(Analysis, AFewFailingPairsAreNamedPairByPair) {
+  RunData d = Cluster(16);
+  AllPairs(d, 16, "nccl", "allreduce", [](int a, int b) {
+    return (a == 1 && b == 2) || (a == 5 && b == 9) || (a == 11 && b == 16) ? Outcome::kFail
+                                                                            : Outcome::kPass;
+  });
+  auto vs = Analyze(d);
+  EXPECT_EQ(OfKind(vs, "bad-link").size(), 3u) << Kinds(vs);
+  EXPECT_EQ(OfKind(vs, "widespread").size(), 0u) << Kinds(vs);
+}
+
+TEST(Analysis, AStageWidespreadOnSeveralChecksIsOneVerdict) {
+  RunData d = Cluster(6);
+  for (const char* check : {"tcp:10.42.0.0/24", "mtu:10.42.0.0/24"}) {
+    AllPairs(d, 6, "nics", check, [](int, int) { return Outcome::kFail; });
+  }
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "widespread");
+  EXPECT_EQ(vs[0].check, "tcp:10.42.0.0/24, mtu:10.42.0.0/24");
+  EXPECT_EQ(vs[0].pairs.size(), 30u);
+  EXPECT_EQ(vs[0].evidence["checks"].size(), 2u);
+}
+
+TEST(Analysis, AnMtuMismatchSaysWhichMtuToSetNotCheckTheCable) {
+  // The nics stage's own finding: n4's eth1 has MTU 1500 on a 9000 subnet.
+  RunData d = Cluster(4);
+  d.run.meta["nics"] = {{"subnets", {{{"subnet", "10.42.0.0/24"}, {"mtu", 9000}}}}};
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth1 10.42.0.4");
+  d.node_results.back().evidence = {
+      {"subnet", "10.42.0.0/24"},
+      {"problems", {{{"kind", "mtu"}, {"nic", "eth1"},
+                     {"message", "n4: eth1 MTU 1500, the rest of 10.42.0.0/24 has 9000"}}}}};
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].next_step.rfind("set MTU 9000 on eth1 of n4", 0), 0u) << vs[0].next_step;
+  // The same node failing its DF datagrams with every peer is a bad node
+  // whose next step is the same cause.
+  AllPairs(d, 4, "nics", "mtu:10.42.0.0/24",
+           [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].next_step.rfind("set MTU 9000 on eth1 of n4", 0), 0u) << vs[0].next_step;
+}
+
+TEST(Analysis, AResultsOwnNextStepIsTheVerdictsNextStep) {
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "mpi", "pingpong",
+           [](int a, int b) { return a == 2 && b == 4 ? Outcome::kFail : Outcome::kPass; });
+  for (auto& r : d.pair_results) {
+    if (r.outcome == Outcome::kFail) r.evidence["next_step"] = "reseat the cable of n4's eth2";
+  }
+  AddNode(d, "n1", "connect", "shell", Outcome::kWarn);
+  d.node_results.back().evidence["next_step"] = "keep non-interactive shells quiet on n1";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-link");
+  EXPECT_EQ(vs[0].next_step, "reseat the cable of n4's eth2");
+  EXPECT_EQ(vs[1].next_step, "keep non-interactive shells quiet on n1");
+}
+
+TEST(Analysis, ANodeBadInSeveralStagesIsOneVerdictWithItsSymptoms) {
+  // node4's data link is down: nics fails with every peer (and says why),
+  // and the ports stage, run later, finds it isolated.
+  RunData d = Cluster(4);
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth0 10.0.0.4");
+  d.node_results.back().evidence = {{"subnet", "10.0.0.0/24"},
+                                    {"problems", {{{"kind", "down"}, {"nic", "eth0"}}}}};
+  AllPairs(d, 4, "nics", "tcp:10.0.0.0/24",
+           [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  NodeResult isolated;
+  isolated.node = "n4";
+  isolated.stage = "ports";
+  isolated.check = "verdict:isolated";
+  isolated.outcome = Outcome::kFail;
+  isolated.message = "n4 neither reaches nor is reached by any peer on any port";
+  isolated.evidence = {{"nodes", {"n4"}}, {"next_step", "look at n4's link"}};
+  d.node_results.push_back(isolated);
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].stage, "nics");
+  EXPECT_EQ(vs[0].next_step.rfind("bring eth0 of n4 up", 0), 0u) << vs[0].next_step;
+  ASSERT_EQ(vs[0].evidence["symptoms"].size(), 1u);
+  EXPECT_EQ(vs[0].evidence["symptoms"][0]["stage"], "ports");
+  EXPECT_NE(vs[0].summary.find("; this also explains 1 failure in ports"), std::string::npos)
+      << vs[0].summary;
 }
 
 TEST(Analysis, VerdictJsonCarriesEverything) {

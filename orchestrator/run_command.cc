@@ -11,7 +11,7 @@
 #include "orchestrator/fleet.h"
 #include "orchestrator/install_layout.h"
 #include "orchestrator/local_transport.h"
-#include "orchestrator/next_step.h"
+#include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
 #include "orchestrator/run_lock.h"

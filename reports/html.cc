@@ -9,6 +9,7 @@
 #include "reports/html_style.h"
 #include "reports/node_table.h"
 #include "reports/pair_matrix.h"
+#include "reports/retests.h"
 #include "reports/terminal.h"
 
 namespace cc {
@@ -213,8 +214,10 @@ void Metadata(std::ostringstream& o, const RunData& d) {
   row("inventory sha256", r.inventory_sha256);
   for (const auto& [k, v] : r.meta.items()) {
     if (k == "nodes") continue;  // the node table shows them
+    if (k.rfind("retests.", 0) == 0) continue;  // one line per stage below
     row(k.c_str(), JoinJson(v));
   }
+  for (const auto& rt : RetestsOf(d)) row(E("retests " + rt.stage).c_str(), RetestLine(rt));
   o << "</dl></section>\n";
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/hostlist.h"
 #include "reports/pair_matrix.h"
+#include "reports/retests.h"
 #include "reports/unfinished_run.h"
 
 namespace cc {
@@ -140,6 +141,11 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
     per_stage[r.stage].Add(r.outcome);
     ++stage_pairs[r.stage];
   }
+  std::vector<StageRetests> retests = RetestsOf(d);
+  // Stages that only retested (no results of their own) still get a row.
+  for (const auto& r : retests) {
+    if (!per_stage.count(r.stage)) order.push_back(r.stage);
+  }
   for (const auto& s : order) {
     o << "  " << Pad(s, 9);
     std::string what = std::to_string(stage_nodes[s].size()) + " nodes";
@@ -149,6 +155,9 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
       if (stage_nodes[s].empty()) what = std::to_string(stage_pairs[s]) + " pair results";
     }
     o << Pad(what, 28) << per_stage[s].ToString() << "\n";
+    for (const auto& r : retests) {
+      if (r.stage == s) o << "  " << Pad("", 9) << "retests: " << RetestLine(r) << "\n";
+    }
   }
   if (d.run.meta.contains("bytes_pushed")) {
     o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
