@@ -18,6 +18,11 @@ TEST(ShellNotice, QuotesTheTextAndNamesTheFix) {
       << r.message;
   EXPECT_EQ(r.evidence["text"], "Welcome to Example HPC\nYou have mail.\n");
   EXPECT_DOUBLE_EQ(r.evidence["shell_startup_s"].get<double>(), 0.25);
+  // The verdict's next step is the fix, in words that do not name the node.
+  std::string next = r.evidence["next_step"];
+  EXPECT_EQ(next.rfind("keep non-interactive shells quiet: guard output in ~/.bashrc", 0), 0u)
+      << next;
+  EXPECT_EQ(next.find("node3"), std::string::npos);
 }
 
 TEST(ShellNotice, ALongBannerIsShortenedInTheMessageNotLost) {
