@@ -283,7 +283,7 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
     // read as the first variable.
     ShellFrame frame = NewShellFrame();
     ExecResult r = RunProgram({"bash", "-lc", FrameScript(frame, "env -0")},
-                              Deadline::InSeconds(kLoginEnvDeadlineS));
+                              Deadline::InSeconds(FactsDeadlineS(kLoginEnvDeadlineS)));
     if (r.started && !r.timed_out && r.exit_code == 0) {
       // The login shell starts from our environment, so its output is the
       // whole picture a login job sees.
@@ -292,7 +292,7 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
       out["login_env"] = {{"status", "ok"}};
     } else {
       std::string why = !r.started ? r.error
-                        : r.timed_out ? "did not finish within 5 s"
+                        : r.timed_out ? "did not finish within " + FactsDeadlineText(kLoginEnvDeadlineS)
                                       : "exited with " + std::to_string(r.exit_code);
       out["login_env"] = {{"status", "error"}, {"reason", "bash -lc 'env -0': " + why}};
     }

@@ -6,6 +6,7 @@
 #include "common/outcome.h"
 #include "orchestrator/analysis.h"
 #include "orchestrator/diff.h"
+#include "orchestrator/run_lock.h"
 #include "orchestrator/store.h"
 #include "reports/html.h"
 #include "reports/json_report.h"
@@ -38,6 +39,8 @@ Result<RunData> Load(Store& store, int64_t id, std::FILE* err) {
   if (!data.ok()) {
     std::fprintf(err, "clustercheck: run %lld: %s\n", static_cast<long long>(id),
                  data.status().ToString().c_str());
+  } else {
+    ApplyRunLiveness(data->run);
   }
   return data;
 }
@@ -105,7 +108,8 @@ int HistoryCommand(const std::string& db_path, std::FILE* out, std::FILE* err) {
   }
   std::fprintf(out, "%-5s %-20s %-11s %-4s %-16s %-5s %-26s %s\n", "run", "started", "status",
                "exit", "inventory", "nodes", "verdicts", "results");
-  for (const auto& r : *runs) {
+  for (auto& r : *runs) {
+    ApplyRunLiveness(r);
     auto data = LoadRunData(**store, r.id);
     std::string verdicts = "?", counts = "?", nodes = "?";
     if (data.ok()) {

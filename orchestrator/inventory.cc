@@ -260,6 +260,12 @@ Result<Inventory> LoadInventory(const std::string& path) {
                                 ": cannot read inventory: " + why);
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    // The first thing a newcomer types wrong: say what to do next.
+    return fail(std::string(std::strerror(ENOENT)) +
+                "; to describe a cluster, copy inventories/example.toml and edit it "
+                "(inventories/local.toml checks this machine alone)");
+  }
   if (fd < 0) return fail(std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -230,7 +230,8 @@ TEST(Inventory, UnreadableFileNamesThePath) {
   EXPECT_EQ(r.status().kind(), ErrorKind::kBadInventory);
   EXPECT_EQ(r.status().message(),
             "/nonexistent/pod.toml: cannot read inventory: No such file or "
-            "directory");
+            "directory; to describe a cluster, copy inventories/example.toml and "
+            "edit it (inventories/local.toml checks this machine alone)");
   r = LoadInventory("/tmp");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("/tmp: cannot read inventory: "

@@ -1,18 +1,26 @@
 #include "orchestrator/run_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 
 #include "common/hostlist.h"
 #include "orchestrator/fleet.h"
+#include "orchestrator/install_layout.h"
 #include "orchestrator/local_transport.h"
+#include "orchestrator/next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
+#include "orchestrator/run_lock.h"
 #include "orchestrator/shell_notice.h"
+#include "orchestrator/ssh_identity_check.h"
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
 #include "reports/run_data.h"
+#include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
 
@@ -30,6 +38,11 @@ std::string SelfDirectory() {
   if (n <= 0) return "";
   std::string p(buf, static_cast<size_t>(n));
   return p.substr(0, p.rfind('/'));
+}
+
+std::string HelperProgram(const std::string& name) {
+  return HelperPath(SelfDirectory(), name,
+                    [](const std::string& path) { return access(path.c_str(), F_OK) == 0; });
 }
 
 namespace {
@@ -93,6 +106,38 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
   ctx.progress().Advance();
 }
 
+bool HasIdentityFileLine(const std::string& config_path) {
+  std::ifstream in(ExpandHome(config_path));
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos) continue;
+    std::string word;
+    for (; i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '='; ++i) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(line[i])));
+    }
+    if (word == "identityfile") return true;
+  }
+  return false;
+}
+
+// What ssh could authenticate with, as ssh_identity_check.h wants it.
+IdentitySources GatherIdentitySources(const Inventory& inv) {
+  IdentitySources s;
+  for (const auto& n : inv.nodes) s.inventory_identity |= !n.ssh.identity.empty();
+  const char* sock = std::getenv("SSH_AUTH_SOCK");
+  struct stat st {};
+  s.agent_socket = sock != nullptr && *sock != '\0' && ::stat(sock, &st) == 0;
+  s.ssh_dir = ExpandHome("~/.ssh");
+  for (const auto& name : DefaultIdentityNames()) {
+    std::string p = s.ssh_dir + "/" + name;
+    if (::access(p.c_str(), R_OK) == 0) s.default_keys.push_back(p);
+  }
+  std::string config = inv.ssh.config_file.empty() ? "~/.ssh/config" : inv.ssh.config_file;
+  s.config_identity_file = HasIdentityFileLine(config);
+  return s;
+}
+
 int ExitCodeFor(const std::vector<NodeResult>& nrs, const std::vector<PairResult>& prs) {
   for (const auto& r : nrs) {
     if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
@@ -135,6 +180,13 @@ int RunClusterCheck(const RunOptions& o) {
     std::fprintf(o.out, "%s", DescribePlan(*inv, *stages, po).c_str());
     return kExitOk;
   }
+  if (!o.transport && inv->transport == "ssh") {
+    std::string problem = NoIdentityProblem(GatherIdentitySources(*inv));
+    if (!problem.empty()) {
+      std::fprintf(o.err, "clustercheck: %s\n", problem.c_str());
+      return kExitUsage;
+    }
+  }
   std::unique_ptr<Transport> owned;
   Transport* transport = o.transport;
   if (!transport) {
@@ -159,14 +211,21 @@ int RunClusterCheck(const RunOptions& o) {
   for (const auto& n : inv->nodes) names.push_back(n.name);
   rec.meta = {{"nodes", names}, {"stages", *stages}, {"transport", inv->transport}};
   rec.meta.update(rerun_meta);
+  // Who runs it, so that `history` can tell a live run from a killed one
+  // (run_liveness.h); the lock's path is added once the lock is held.
+  rec.meta["controller"] = ControllerToMeta(ThisController(""));
   auto run_id = (*store)->BeginRun(rec);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
     return kExitUsage;
   }
+  RunLock run_lock(db_path, *run_id);
+  if (run_lock.held()) {
+    (*store)->SetRunMeta(*run_id, "controller", ControllerToMeta(ThisController(run_lock.path())));
+  }
 
   FleetOptions fo;
-  fo.agent_binary = o.agent_binary.empty() ? SelfDirectory() + "/clustercheck-agent" : o.agent_binary;
+  fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
   fo.push = inv->transport != "local";
   fo.fanout = o.fanout > 0 ? o.fanout : inv->ssh.fanout;
   fo.hello_timeout_s = inv->ssh.command_timeout_s;
@@ -236,6 +295,12 @@ int RunClusterCheck(const RunOptions& o) {
     to.color = o.color;
     to.db_path = db_path;
     std::fprintf(o.out, "%s", RenderTerminal(*data, to).c_str());
+    // On one machine every stage gets its line (a newcomer's first run).
+    if (inv->transport == "local") std::fprintf(o.out, "\n%s", RenderStageLines(*data).c_str());
+    std::string example = ExampleInventoryPath(inv->path);
+    std::fprintf(o.out, "%s",
+                 NextStepAfterLocalRun(inv->path, inv->transport,
+                                       ::access(example.c_str(), R_OK) == 0).c_str());
   }
   return exit_code;
 }

@@ -20,11 +20,25 @@ Status Changed(const HostKeyFacts& f, const std::string& what_is_known) {
       " — possible MITM or a reinstalled node" + RemoveHint(f));
 }
 
+// "ssh-keyscan -H -p 2222 10.0.0.7 >> F" for "[10.0.0.7]:2222": the line
+// to paste, so that a newcomer need not learn known_hosts' bracket syntax.
+std::string KeyscanLine(const HostKeyFacts& f) {
+  std::string host = f.host, port;
+  size_t close = host.rfind("]:");
+  if (!host.empty() && host[0] == '[' && close != std::string::npos) {
+    port = host.substr(close + 2);
+    host = host.substr(1, close - 1);
+  }
+  return "ssh-keyscan -H " + (port.empty() ? "" : "-p " + port + " ") + host + " >> " +
+         f.known_hosts;
+}
+
 Status NotKnown(const HostKeyFacts& f, bool file_missing) {
   return Status::HostKeyMismatch(
       "host key for " + f.host + " is not in " + f.known_hosts +
       (file_missing ? " (the file does not exist)" : "") + " (" + Offered(f) +
-      "); add it (ssh-keyscan) or set host_key_policy = \"accept-new\"");
+      "); to trust it, compare that fingerprint with the node's and run: " + KeyscanLine(f) +
+      " (or set host_key_policy = \"accept-new\" in [ssh] to learn new keys)");
 }
 
 }  // namespace

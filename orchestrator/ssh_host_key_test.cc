@@ -49,6 +49,16 @@ TEST(SshHostKey, UnknownKeyMessageNamesTheFileAndTheWayOut) {
   EXPECT_NE(v.error.message().find("is not in /home/op/.ssh/known_hosts"),
             std::string::npos);
   EXPECT_NE(v.error.message().find("accept-new"), std::string::npos);
+  EXPECT_NE(v.error.message().find(
+                "run: ssh-keyscan -H -p 2222 10.42.0.3 >> /home/op/.ssh/known_hosts "),
+            std::string::npos)
+      << v.error.message();
+  HostKeyFacts port22 = Facts();
+  port22.host = "gpu001";
+  v = JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kFileMissing, port22);
+  EXPECT_NE(v.error.message().find("run: ssh-keyscan -H gpu001 >> /home/op/.ssh/known_hosts "),
+            std::string::npos)
+      << v.error.message();
 }
 
 TEST(SshHostKey, ChangedKeyMessageWarnsOfMitmAndHowToRemoveTheOldKey) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -261,6 +262,21 @@ TEST_F(SshTransportTest, StrictRejectsAnUnknownHostNamingItsFingerprint) {
   std::string fp = HostFingerprint();
   ASSERT_EQ(fp.rfind("SHA256:", 0), 0u) << fp;
   EXPECT_NE(m.find(fp), std::string::npos) << m << " lacks " << fp;
+}
+
+TEST_F(SshTransportTest, TheKeyscanLineInTheUnknownHostErrorFixesIt) {
+  Node n = FixtureNode();
+  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_keyscan", "");
+  auto c = SshTransport().Connect(n, Generous());
+  ASSERT_FALSE(c.ok());
+  const std::string& m = c.status().message();
+  std::string line = "ssh-keyscan -H -p " + std::to_string(n.ssh.port) + " 127.0.0.1 >> " +
+                     n.ssh.known_hosts;
+  ASSERT_NE(m.find("run: " + line + " "), std::string::npos) << m;
+  // What the newcomer pastes, as they would paste it.
+  ASSERT_EQ(std::system((line + " 2>/dev/null").c_str()), 0) << line;
+  auto again = SshTransport().Connect(n, Generous());
+  EXPECT_TRUE(again.ok()) << again.status().ToString();
 }
 
 TEST_F(SshTransportTest, StrictRejectsAChangedKeyAsPossibleMitm) {

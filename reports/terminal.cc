@@ -7,6 +7,7 @@
 
 #include "common/hostlist.h"
 #include "reports/pair_matrix.h"
+#include "reports/unfinished_run.h"
 
 namespace cc {
 namespace {
@@ -206,6 +207,8 @@ std::string VerdictLine(const RunData& d) {
   std::ostringstream o;
   if (d.run.status == "interrupted") {
     o << "INTERRUPTED: ";
+  } else if (d.run.status == "killed") {
+    o << "KILLED: ";
   } else if (d.run.exit_code == 3) {
     o << "UNJUDGEABLE: ";
   } else if (c.bad() > 0) {
@@ -235,7 +238,8 @@ std::string RenderTerminal(const RunData& d, const TerminalOptions& opt) {
   o << "run " << d.run.id << " of "
     << (d.run.inventory_name.empty() ? d.run.inventory_path : d.run.inventory_name) << " ("
     << names.size() << " nodes), " << d.run.started_at
-    << (d.run.status == "running" ? " [did not finish]" : "") << "\n";
+    << (d.run.status == "running" || d.run.status == "killed" ? " [did not finish]" : "") << "\n";
+  o << DescribeUnfinishedRun(d);
   Verdicts(o, Analyze(d, opt.analysis), opt.color);
   Matrices(o, d, opt);
   StageCounts(o, d);

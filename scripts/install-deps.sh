@@ -4,11 +4,13 @@
 # (or with sudo available). Used by `make run`, `make test` and CI.
 set -eu
 
-PACKAGES="build-essential cmake ninja-build pkg-config git
+# CLUSTERCHECK_DEPS replaces the list and CLUSTERCHECK_SUDO names the sudo
+# program (tests/e2e/first_run_errors_test.sh uses both).
+PACKAGES=${CLUSTERCHECK_DEPS:-"build-essential cmake ninja-build pkg-config git
 libssh-dev libssl-dev libtomlplusplus-dev libsqlite3-dev nlohmann-json3-dev
-libcli11-dev libgtest-dev libgmock-dev
+libcli11-dev libgtest-dev libgmock-dev help2man dpkg-dev
 openssh-server openssh-client iproute2 iptables iputils-ping procps psmisc pdsh nmap
-libopenmpi-dev openmpi-bin sqlite3 chromium libxml2-utils ccache time bc"
+libopenmpi-dev openmpi-bin sqlite3 chromium libxml2-utils ccache time bc"}
 
 missing=""
 for p in $PACKAGES; do
@@ -20,8 +22,10 @@ done
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "install-deps: missing packages:$missing; run as root or install sudo" >&2
+  sudo_program=${CLUSTERCHECK_SUDO:-sudo}
+  if command -v "$sudo_program" >/dev/null 2>&1; then SUDO=$sudo_program; else
+    # One line: the cause, then the fix that works without sudo.
+    echo "install-deps: packages missing ($(echo $missing)) and $(id -un 2>/dev/null || id -u) is not root and has no sudo; fix: as root run: apt-get install -y$missing  (or su -c '$0'), then make run again" >&2
     exit 1
   fi
 fi

@@ -22,6 +22,23 @@ grep -q "stored as run 1" "$TMP/run.out" || fail "no 'stored as run 1'"
 [ "$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='facts' and outcome='pass'")" -ge 1 ] \
   || fail "no facts result stored"
 sqlite3 "$DB" "select facts from nodes where run_id=1" | grep -q '"kernel"' || fail "facts JSON not stored"
+# Every stage of the pipeline has its line with a result or a reason, and
+# the summary ends with the next step (issue 18).
+block=$(sed -n '/^on this machine, stage by stage$/,/^$/p' "$TMP/run.out")
+for st in facts parity nics ports nccl mpi; do
+  grep -Eq "^  $st +[0-9]+ (pass|skip|warn|fail|error)" <<<"$block" || fail "no line for stage $st"
+done
+grep -Eq "NCCL_SOCKET_IFNAME=|no physical interface with an address" <<<"$block" || fail "nics names no interface"
+[ "$(sqlite3 "$DB" "select count(*) from pair_results where run_id=1 and stage='ports' and state='open'")" -ge 2 ] ||
+  fail "ports reached no port between the two local agents"
+nccl=$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='nccl' and (outcome='pass' or (outcome='skip' and message!=''))")
+[ "$nccl" -ge 1 ] || fail "nccl has neither a result nor a reason"
+if command -v mpirun >/dev/null && [ -x "$BUILD/clustercheck-mpi-probe" ]; then
+  [ "$(sqlite3 "$DB" "select count(*) from node_results where run_id=1 and stage='mpi' and check_name='launch' and outcome='pass'")" = 2 ] ||
+    fail "mpi did not launch 2 ranks"
+fi
+tail -3 "$TMP/run.out" | grep -q "^  cp $SRC/inventories/example.toml my-cluster.toml" ||
+  fail "the summary does not end with the next step naming example.toml"
 
 # 2. report re-renders the same verdict from the store alone.
 "$CC" report --db "$DB" >"$TMP/report.out" || fail "report exited $?"
@@ -76,7 +93,20 @@ for _ in $(seq 50); do
 done
 kill -KILL $pid
 wait $pid 2>/dev/null
-[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running'"
+# The store still says "running" (nothing could write the finish); history
+# and report tell from the controller's free lock that it was killed.
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running' in the store"
+killed=$(sqlite3 "$DB" "select max(id) from runs")
+sqlite3 "$DB" "select json_extract(meta, '\$.controller.pid'), json_extract(meta, '\$.controller.lock') from runs where id=$killed" |
+  grep -qx "$pid|$DB.lock" || fail "the run does not record its controller's pid and lock"
+"$CC" history --db "$DB" >"$TMP/history.out"
+grep -Eq "^$killed +[^ ]+ +killed " "$TMP/history.out" || { cat "$TMP/history.out"; fail "history does not show run $killed as killed"; }
+"$CC" report "$killed" --db "$DB" >"$TMP/killed.out"
+head -1 "$TMP/killed.out" | grep -q '^KILLED: ' || { cat "$TMP/killed.out"; fail "report's verdict is not KILLED"; }
+grep -q "^killed: controller pid $pid on $(hostname) died without finishing the run" "$TMP/killed.out" ||
+  { cat "$TMP/killed.out"; fail "report does not say which controller died"; }
+grep -q "^stored before it died: connect 3 pass; .*sleep " "$TMP/killed.out" ||
+  { cat "$TMP/killed.out"; fail "report does not say what was stored before it died"; }
 [ "$(sqlite3 "$DB" "select count(*) from node_results where stage='connect' and run_id=(select max(id) from runs)")" = 3 ] \
   || fail "connect results lost after SIGKILL"
 # They see EOF on stdin and exit; allow for a loaded machine.

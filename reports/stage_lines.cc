@@ -1,0 +1,70 @@
+#include "reports/stage_lines.h"
+
+#include <map>
+#include <vector>
+
+#include "common/hostlist.h"
+
+namespace cc {
+namespace {
+
+constexpr size_t kMessagesPerStage = 3;
+
+struct StageSummary {
+  OutcomeCounts counts;
+  // Distinct messages in order of first appearance, with their nodes.
+  std::vector<std::pair<std::string, std::vector<std::string>>> messages;
+
+  void AddMessage(const std::string& node, const std::string& message) {
+    for (auto& [m, nodes] : messages) {
+      if (m == message) {
+        nodes.push_back(node);
+        return;
+      }
+    }
+    messages.push_back({message, {node}});
+  }
+};
+
+std::vector<std::string> StageOrder(const RunData& d) {
+  std::vector<std::string> order;
+  auto it = d.run.meta.find("stages");
+  if (it != d.run.meta.end() && it->is_array()) {
+    for (const auto& s : *it) if (s.is_string()) order.push_back(s.get<std::string>());
+  }
+  return order;
+}
+
+}  // namespace
+
+std::string RenderStageLines(const RunData& d) {
+  std::map<std::string, StageSummary> per_stage;
+  for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r)) continue;
+    StageSummary& s = per_stage[r.stage];
+    s.counts.Add(r.outcome);
+    // A pass with a message worth reading is one that describes (e.g. the
+    // interfaces found); plain passes are the counts.
+    if (r.outcome != Outcome::kPass && !r.message.empty()) s.AddMessage(r.node, r.message);
+  }
+  for (const auto& r : d.pair_results) per_stage[r.stage].counts.Add(r.outcome);
+  std::string out = "on this machine, stage by stage\n";
+  for (const auto& stage : StageOrder(d)) {
+    auto it = per_stage.find(stage);
+    std::string head = "  " + stage + std::string(stage.size() < 9 ? 9 - stage.size() : 1, ' ');
+    if (it == per_stage.end()) {
+      out += head + "stored nothing\n";
+      continue;
+    }
+    out += head + it->second.counts.ToString() + "\n";
+    size_t shown = 0;
+    for (const auto& [message, nodes] : it->second.messages) {
+      if (shown++ == kMessagesPerStage) break;
+      std::string who = nodes.size() == 1 ? nodes[0] : FoldHostlist(nodes);
+      out += "      " + who + ": " + message + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace cc
