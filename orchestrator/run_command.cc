@@ -15,6 +15,7 @@
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
 #include "orchestrator/run_lock.h"
+#include "orchestrator/shell_notice.h"
 #include "orchestrator/ssh_identity_check.h"
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
@@ -88,7 +89,7 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
                   : s.step + ": " + s.status.ToString();
   r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
   r.evidence = {{"step", s.step}, {"prepare_ms", s.prepare_ms},
-                {"bytes_pushed", s.bytes_pushed}};
+                {"bytes_pushed", s.bytes_pushed}, {"shell_startup_s", s.shell_startup_s}};
   if (!put.ok()) r.evidence["store_error"] = put.ToString();
   ctx.Record(r);
   for (const auto& w : s.warnings) {
@@ -98,6 +99,9 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
     warn.value = "off";
     warn.message = w;
     ctx.Record(warn);
+  }
+  if (!s.shell_noise.empty()) {
+    ctx.Record(ShellNotice(s.node->name, s.shell_noise, s.shell_startup_s));
   }
   ctx.progress().Advance();
 }
