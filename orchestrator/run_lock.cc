@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 namespace cc {
@@ -48,6 +50,9 @@ RunLock::RunLock(const std::string& db_path, int64_t run_id) : path_(RunLockPath
     return;
   }
   fd_ = fd;
+  // Recorded absolute: `report` may run from another directory.
+  char abs[PATH_MAX];
+  if (::realpath(path_.c_str(), abs) != nullptr) path_ = abs;
 }
 
 RunLock::~RunLock() {

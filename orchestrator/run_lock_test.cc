@@ -20,6 +20,7 @@ TEST(RunLock, TheRunsByteIsHeldWhileTheLockLivesAndFreeAfter) {
   {
     RunLock lock(db, 3);
     ASSERT_TRUE(lock.held()) << lock.error();
+    EXPECT_EQ(lock.path().front(), '/') << "recorded absolute: report may run elsewhere";
     EXPECT_EQ(ProbeRunLock(lock.path(), 3), LockState::kHeld);
     EXPECT_EQ(ProbeRunLock(lock.path(), 4), LockState::kFree) << "another run's byte";
     RunLock second(db, 3);
