@@ -1,5 +1,6 @@
 #include "reports/stage_lines.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -12,6 +13,8 @@ constexpr size_t kMessagesPerStage = 3;
 
 struct StageSummary {
   OutcomeCounts counts;
+  // Pair checks ("tcp/29500") with their result counts, in first-seen order.
+  std::vector<std::pair<std::string, OutcomeCounts>> pair_checks;
   // Distinct messages in order of first appearance, with their nodes.
   std::vector<std::pair<std::string, std::vector<std::string>>> messages;
 
@@ -47,7 +50,18 @@ std::string RenderStageLines(const RunData& d) {
     // interfaces found); plain passes are the counts.
     if (r.outcome != Outcome::kPass && !r.message.empty()) s.AddMessage(r.node, r.message);
   }
-  for (const auto& r : d.pair_results) per_stage[r.stage].counts.Add(r.outcome);
+  for (const auto& r : d.pair_results) {
+    StageSummary& s = per_stage[r.stage];
+    s.counts.Add(r.outcome);
+    std::string check = MatrixCheck(r);
+    auto it = std::find_if(s.pair_checks.begin(), s.pair_checks.end(),
+                           [&](const auto& c) { return c.first == check; });
+    if (it == s.pair_checks.end()) {
+      s.pair_checks.push_back({check, {}});
+      it = s.pair_checks.end() - 1;
+    }
+    it->second.Add(r.outcome);
+  }
   std::string out = "on this machine, stage by stage\n";
   for (const auto& stage : StageOrder(d)) {
     auto it = per_stage.find(stage);
@@ -57,6 +71,13 @@ std::string RenderStageLines(const RunData& d) {
       continue;
     }
     out += head + it->second.counts.ToString() + "\n";
+    if (!it->second.pair_checks.empty()) {
+      std::string pairs;
+      for (const auto& [check, counts] : it->second.pair_checks) {
+        pairs += (pairs.empty() ? "" : "; ") + check + " " + counts.ToString();
+      }
+      out += "      between the nodes: " + pairs + "\n";
+    }
     size_t shown = 0;
     for (const auto& [message, nodes] : it->second.messages) {
       if (shown++ == kMessagesPerStage) break;
