@@ -4,16 +4,23 @@ INVENTORY ?= inventories/local.toml
 CMAKE_FLAGS ?= -DCLUSTERCHECK_WERROR=ON
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build run test clean format
+.PHONY: deps configure build programs run test package clean format
 
 deps:
 	@./scripts/install-deps.sh
 
-build: deps
+configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null; fi
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# Only what `run` runs (controller, agent, probes): the tests are most of
+# the build, and `make test` builds them.
+programs: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target programs
+
+run: programs
 	$(BUILD)/clustercheck run $(INVENTORY)
 
 # A simulated 6-node cluster with two faults, diagnosed (root; scripts/demo.sh).
@@ -23,6 +30,11 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# The .deb (CPack) of what `programs` builds: controller, agent, probes,
+# inventories, man page. Not `--target package`, which builds the tests too.
+package: programs
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

@@ -8,7 +8,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cmath>
+
 namespace cc::agent {
+
+namespace {
+std::atomic<double> g_facts_deadline_scale{1.0};
+}  // namespace
+
+void SetFactsDeadlineScale(double scale) {
+  g_facts_deadline_scale = std::isfinite(scale) && scale > 1 ? scale : 1.0;
+}
+
+double FactsDeadlineS(double base_s) { return base_s * g_facts_deadline_scale.load(); }
+
+std::string FactsDeadlineText(double base_s) {
+  return std::to_string(static_cast<long long>(std::lround(FactsDeadlineS(base_s)))) + " s";
+}
+
 namespace {
 
 void CloseIf(int& fd) {

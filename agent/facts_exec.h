@@ -25,6 +25,19 @@ struct ExecResult {
 
 inline constexpr size_t kMaxExecOutput = 1 << 20;
 
+// The facts sections' own deadlines (a helper program's 5 s, the login
+// shell's 5 s, NVML's 60 s, ...) are their base times this scale. The
+// controller asks for a larger one when it retests a node whose facts timed
+// out under load. Process-wide; set by the facts command before its
+// sections start (one facts command runs at a time). Values below 1 count
+// as 1.
+void SetFactsDeadlineScale(double scale);
+// base_s times the current scale.
+double FactsDeadlineS(double base_s);
+// "5 s" for FactsDeadlineS(5) at scale 1, "15 s" at scale 3: for messages
+// that name the deadline that passed.
+std::string FactsDeadlineText(double base_s);
+
 // argv[0] is looked up on PATH when it has no '/'. stdin is /dev/null.
 // REQUIRES: argv is not empty.
 ExecResult RunProgram(const std::vector<std::string>& argv, Deadline deadline);

@@ -278,7 +278,8 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
   EnvMap env = o.environ;
   std::string env_source = "agent environment";
   if (o.login_env && root.IsReal()) {
-    ExecResult r = RunProgram({"bash", "-lc", "env -0"}, Deadline::InSeconds(kLoginEnvDeadlineS));
+    ExecResult r = RunProgram({"bash", "-lc", "env -0"},
+                              Deadline::InSeconds(FactsDeadlineS(kLoginEnvDeadlineS)));
     if (r.started && !r.timed_out && r.exit_code == 0) {
       // The login shell starts from our environment, so its output is the
       // whole picture a login job sees.
@@ -287,7 +288,7 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
       out["login_env"] = {{"status", "ok"}};
     } else {
       std::string why = !r.started ? r.error
-                        : r.timed_out ? "did not finish within 5 s"
+                        : r.timed_out ? "did not finish within " + FactsDeadlineText(kLoginEnvDeadlineS)
                                       : "exited with " + std::to_string(r.exit_code);
       out["login_env"] = {{"status", "error"}, {"reason", "bash -lc 'env -0': " + why}};
     }

@@ -40,11 +40,11 @@ std::vector<std::string> SplitOn(const std::string& s, char sep) {
 // Runs a helper that prints its version; "" and *reason when it could not.
 std::optional<std::string> HelperOutput(const std::vector<std::string>& argv,
                                         std::string* reason) {
-  ExecResult r = RunProgram(argv, Deadline::InSeconds(kHelperDeadlineS));
+  ExecResult r = RunProgram(argv, Deadline::InSeconds(FactsDeadlineS(kHelperDeadlineS)));
   if (!r.started) {
     *reason = r.error;
   } else if (r.timed_out) {
-    *reason = argv[0] + " did not finish within 5 s";
+    *reason = argv[0] + " did not finish within " + FactsDeadlineText(kHelperDeadlineS);
   } else if (r.exit_code != 0) {
     *reason = argv[0] + " exited with " + std::to_string(r.exit_code) + ": " +
               Trim(r.err).substr(0, 200);
@@ -289,14 +289,16 @@ json CollectMpiFacts(const Sysroot& root) {
     return {{"status", "skip"}, {"openmpi_version", nullptr},
             {"reason", "sysroot " + root.root() + " is not the real root: ompi_info not run"}};
   }
-  ExecResult r = RunProgram({"ompi_info", "--parsable"}, Deadline::InSeconds(kHelperDeadlineS));
+  ExecResult r = RunProgram({"ompi_info", "--parsable"},
+                            Deadline::InSeconds(FactsDeadlineS(kHelperDeadlineS)));
   if (!r.started) {
     return {{"status", "absent"}, {"openmpi_version", nullptr},
             {"reason", "ompi_info not found on PATH (" + r.error + ")"}};
   }
   if (r.timed_out) {
     return {{"status", "error"}, {"openmpi_version", nullptr},
-            {"reason", "ompi_info --parsable did not finish within 5 s"}};
+            {"reason", "ompi_info --parsable did not finish within " +
+                           FactsDeadlineText(kHelperDeadlineS)}};
   }
   if (auto v = ParseOmpiInfoVersion(r.out)) {
     return {{"status", "ok"}, {"openmpi_version", *v}};
@@ -342,7 +344,8 @@ json TorchFactsFromRun(const std::string& python, const ExecResult& run) {
   }
   if (run.timed_out) {
     return {{"status", "error"},
-            {"reason", python + " -c <torch probe> did not finish within 20 s"}};
+            {"reason", python + " -c <torch probe> did not finish within " +
+                           FactsDeadlineText(kTorchDeadlineS)}};
   }
   // The last line that parses as a JSON object is ours; imports may print.
   json probe;
@@ -376,7 +379,7 @@ json CollectTorchFacts(const Sysroot& root, const std::string& python) {
             {"reason", "sysroot " + root.root() + " is not the real root: python not run"}};
   }
   ExecResult r = RunProgram({python, "-c", TorchProbeScript()},
-                            Deadline::InSeconds(kTorchDeadlineS));
+                            Deadline::InSeconds(FactsDeadlineS(kTorchDeadlineS)));
   return TorchFactsFromRun(python, r);
 }
 

@@ -3,8 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "agent/line_reader.h"
@@ -127,6 +134,70 @@ TEST(Serve, FactsOnAFixtureRootGivesEverySectionWithoutTouchingTheHost) {
   EXPECT_EQ(d["rdma"]["ib_devices"].size(), 2u);
   EXPECT_EQ(d["nccl_env"]["effective"]["NCCL_IB_DISABLE"], "1");
   EXPECT_EQ(msgs[1]["ok"], true);
+}
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Issue 17: a login shell that takes 6 s (module systems, conda init) and
+// an ompi_info that takes 3 s. The login shell delays only nccl_env, under
+// its own 5 s deadline, and the sections run side by side: the answer comes
+// after about 5 s, not 5 + 3. With deadline_scale 2 (the controller's
+// retest) the login shell gets 10 s and is read.
+TEST(Serve, ASlowLoginShellDelaysOnlyTheFactsThatNeedIt) {
+  char tmpl[] = "/tmp/cc-slow-login-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream(dir + "/.bash_profile") << "sleep 6\nexport NCCL_SLOW_LOGIN=seen\n";
+    std::ofstream(dir + "/ompi_info") << "#!/bin/sh\nsleep 3\necho ompi:version:full:4.1.4\n";
+  }
+  chmod((dir + "/ompi_info").c_str(), 0755);
+  ScopedEnv home("HOME", dir);
+  ScopedEnv path("PATH", dir + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"));
+  ServeHarness h;
+  h.Next();
+  Json args = {{"sections", {"system", "mpi", "nccl_env"}}, {"login_env", true}};
+  auto start = std::chrono::steady_clock::now();
+  h.Send(protocol::MakeRequest(11, "facts", args));
+  auto msgs = h.UntilEnd(11);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(msgs.size(), 2u);
+  const Json& d = msgs[0]["data"];
+  EXPECT_EQ(d["nccl_env"]["login_env"]["status"], "error");
+  EXPECT_EQ(d["nccl_env"]["login_env"]["reason"], "bash -lc 'env -0': did not finish within 5 s");
+  EXPECT_EQ(d["mpi"]["openmpi_version"], "4.1.4");
+  EXPECT_TRUE(d["system"].contains("kernel"));
+  EXPECT_LT(took, 7.5) << "the sections ran one after another";
+
+  args["deadline_scale"] = 2;
+  h.Send(protocol::MakeRequest(12, "facts", args));
+  msgs = h.UntilEnd(12);
+  ASSERT_EQ(msgs.size(), 2u);
+  EXPECT_EQ(msgs[0]["data"]["nccl_env"]["login_env"]["status"], "ok");
+  EXPECT_EQ(msgs[0]["data"]["nccl_env"]["effective"]["NCCL_SLOW_LOGIN"], "seen");
+  h.Send(protocol::MakeRequest(13, "facts", {{"deadline_scale", 0.5}}));
+  msgs = h.UntilEnd(13);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_NE(msgs[0]["error"].get<std::string>().find("deadline_scale"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Serve, FactsWithAnUnknownSectionEndsNotOkNamingIt) {

@@ -37,11 +37,19 @@ run_once() {
   # shellcheck disable=SC2086  # word-split on purpose
   set -- $meta
   [ $# -eq 4 ] || { echo "no ports summary in the run:"; cat "$D/run.out"; return 1; }
-  local open
+  local open retests
   open=$(sqlite3 "$db" "select count(*) from pair_results where state='open'")
-  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10.2f %9.2f' "$label" "$1" "$2" "$open" \
+  # retested/confirmed/flaky, the batches (senders per receiver each) and
+  # the retest phase's seconds.
+  retests=$(sqlite3 "$db" "select json_extract(meta,'\$.\"retests.ports\".retested') || '/' ||
+      json_extract(meta,'\$.\"retests.ports\".confirmed') || '/' ||
+      json_extract(meta,'\$.\"retests.ports\".flaky') || ' ' ||
+      (select group_concat(json_extract(value,'\$.senders_per_receiver'), ',')
+         from json_each(json_extract(meta,'\$.ports.batches'))) || ' ' ||
+      printf('%.2f', json_extract(meta,'\$.ports.retest_ms') / 1000.0) from runs where id=1")
+  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10.2f %9.2f  %s' "$label" "$1" "$2" "$open" \
       "$(echo "$4 / 1000" | bc -l)" "$(echo "$2 / ($4 / 1000)" | bc -l)" \
-      "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)")")
+      "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)" "$retests")")
 }
 
 # peer_once N: the named peer, nmap (TCP connect scan, no ping, no DNS),
@@ -83,10 +91,10 @@ for n in "${SIZES[@]}"; do
   "$SC" fault node2 iptables -D INPUT -p tcp --dport 29500 -j DROP
 done
 
-printf '\nbench/ports: 10 ports per receiver (ssh, 29500, 8 ephemeral), timeout_ms %d, parallel 256\n' \
+printf '\nbench/ports: 10 ports per receiver (ssh, 29500, 8 ephemeral), timeout_ms %d, parallel 256, senders_per_receiver 8\n' \
   $TIMEOUT_MS
-printf '%-10s %5s %8s %8s %10s %12s %10s %9s\n' case nodes probes open "probe s" "probes/s" \
-  "listen s" "run s"
+printf '%-10s %5s %8s %8s %10s %12s %10s %9s  %s\n' case nodes probes open "probe s" "probes/s" \
+  "listen s" "run s" "retested/confirmed/flaky batches(senders/receiver) retest-s"
 printf '%s\n' "${rows[@]}"
 echo "(run s includes connecting, pushing the agent and the facts stage)"
 echo "clustercheck / nmap (probe phase; lower is better for clustercheck):"

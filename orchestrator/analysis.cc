@@ -242,6 +242,21 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
   }
 }
 
+// The fixes the results state themselves (evidence["next_step"], derived
+// by the stage from what it measured), distinct ones joined; "" when any
+// result states none.
+std::string StatedNextStep(const std::vector<const NodeResult*>& rs) {
+  std::vector<std::string> steps;
+  for (const NodeResult* r : rs) {
+    auto it = r->evidence.find("next_step");
+    if (it == r->evidence.end() || !it->is_string() || it->get<std::string>().empty()) return "";
+    if (std::find(steps.begin(), steps.end(), *it) == steps.end()) steps.push_back(*it);
+  }
+  std::string out;
+  for (const auto& s : steps) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
 std::string NodeNextStep(const NodeResult& r, const std::string& who) {
   if (r.stage == "nics") {
     return "check the cable and switch port of " + who + "'s " + r.check +
@@ -302,7 +317,8 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
         v.summary = where + " fails on " + who;
         if (!first.value.empty()) v.summary += ": " + first.value;
         if (!first.expected.empty()) v.summary += " (expected " + first.expected + ")";
-        v.next_step = NodeNextStep(first, who);
+        v.next_step = StatedNextStep(rs);
+        if (v.next_step.empty()) v.next_step = NodeNextStep(first, who);
         break;
     }
     // Several nodes with the same message (a crippling NCCL_IB_DISABLE=1

@@ -352,6 +352,8 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only
   if (c_.stage == "nics") {
     for (const auto& r : d_.node_results) {
       if (r.node == node && r.stage == "nics" && IsBad(r.outcome)) {
+        auto stated = r.evidence.find("next_step");
+        if (stated != r.evidence.end() && stated->is_string()) return *stated;
         return "check the cable and switch port of " + node + "'s " + r.check +
                (r.value.empty() ? "" : " (" + r.value + ")");
       }

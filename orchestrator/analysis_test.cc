@@ -333,6 +333,31 @@ TEST(Analysis, ALinkDownAndFailingWithEveryPeerIsOneVerdictNamingTheInterface) {
   EXPECT_EQ(vs[0].evidence["node_checks"].size(), 1u);
 }
 
+TEST(Analysis, ANodeChecksStatedNextStepIsTheVerdictsNextStep) {
+  RunData d = Cluster(4);
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth0 10.42.0.4");
+  d.node_results.back().evidence["next_step"] =
+      "set the MTU of eth0 on n4 to 9000 (ip link set eth0 mtu 9000)";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].next_step, "set the MTU of eth0 on n4 to 9000 (ip link set eth0 mtu 9000)");
+}
+
+TEST(Analysis, ABadNodeOfTheNicsStageTakesTheFixItsNodeResultStates) {
+  RunData d = Cluster(4);
+  AllPorts(d, 4, [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  for (auto& r : d.pair_results) {
+    r.stage = "nics";
+    r.check = "mtu:10.42.0.0/24";
+  }
+  AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth0 10.42.0.4");
+  d.node_results.back().evidence["next_step"] = "set the MTU of eth0 on n4 to 9000";
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].next_step, "set the MTU of eth0 on n4 to 9000");
+}
+
 TEST(Analysis, VerdictsComeWorstFirst) {
   RunData d = Cluster(4);
   AddNode(d, "n1", "parity", "kernel", Outcome::kWarn, "a", "b");

@@ -122,6 +122,7 @@ void FlattenSoftware(const json& facts, std::map<std::string, std::string>* out)
   }
 
   const json& env = At(facts, {"nccl_env"});
+  if (At(env, {"login_env", "status"}) == "error") return;
   const json& eff = At(env, {"effective"}).is_object() ? At(env, {"effective"})
                                                         : At(env, {"env"});
   if (eff.is_object()) {
@@ -131,7 +132,57 @@ void FlattenSoftware(const json& facts, std::map<std::string, std::string>* out)
   }
 }
 
+// The flat fields each section gives (FlattenFacts), for UnknownFields.
+struct SectionFields {
+  const char* section;
+  std::vector<const char*> fields;
+};
+const SectionFields kSectionFields[] = {
+    {"gpu", {"driver", "gpu_count", "gpu_model", "vbios", "ecc", "persistence"}},
+    {"cuda", {"cuda_driver"}},
+    {"nccl", {"nccl"}},
+    {"system", {"kernel", "glibc", "os", "shm_bytes", "memlock"}},
+    {"rdma", {"rdma_core", "ofed", "peermem", "dmabuf", "ib_devices"}},
+    {"mpi", {"openmpi"}},
+    {"torch", {"torch", "torch_cuda", "torch_cuda_available", "torch_nccl"}},
+    {"nccl_env", {"nccl_env.*"}},
+};
+
+std::string ReasonOf(const json& section) {
+  std::string r = Text(At(section, {"reason"}));
+  return r.empty() ? "failed without a reason" : r;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> FailedSources(const json& facts) {
+  std::map<std::string, std::string> out;
+  if (!facts.is_object()) return out;
+  for (const auto& [name, section] : facts.items()) {
+    if (!section.is_object()) continue;
+    if (At(section, {"status"}) == "error") {
+      out[name] = ReasonOf(section);
+    } else if (name == "nccl_env" && At(section, {"login_env", "status"}) == "error") {
+      out[name] = "login shell: " + ReasonOf(At(section, {"login_env"}));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> UnknownFields(const json& facts) {
+  std::map<std::string, std::string> out;
+  std::map<std::string, std::string> failed = FailedSources(facts);
+  if (failed.empty()) return out;
+  std::map<std::string, std::string> known = FlattenFacts(facts);
+  for (const SectionFields& sf : kSectionFields) {
+    auto f = failed.find(sf.section);
+    if (f == failed.end()) continue;
+    for (const char* field : sf.fields) {
+      if (!known.count(field)) out[field] = std::string(sf.section) + ": " + f->second;
+    }
+  }
+  return out;
+}
 
 std::map<std::string, std::string> FlattenFacts(const json& facts) {
   std::map<std::string, std::string> out;

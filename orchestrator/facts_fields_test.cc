@@ -97,6 +97,43 @@ TEST(FactsFields, AbsentOrSkippedSectionsGiveNoFields) {
   EXPECT_EQ(f["cuda_driver"], "12.4");
 }
 
+TEST(FactsFields, FailedSourcesAreErrorsNotAbsences) {
+  json facts = GpuNodeFacts();
+  facts["mpi"] = {{"status", "error"}, {"openmpi_version", nullptr},
+                  {"reason", "ompi_info --parsable did not finish within 5 s"}};
+  facts["gpu"] = {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"}};
+  facts["torch"] = {{"status", "skip"}, {"reason", "no python given for this node"}};
+  facts["nccl_env"]["login_env"] = {{"status", "error"},
+                                    {"reason", "bash -lc 'env -0': did not finish within 5 s"}};
+  auto failed = FailedSources(facts);
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed["mpi"], "ompi_info --parsable did not finish within 5 s");
+  EXPECT_EQ(failed["nccl_env"], "login shell: bash -lc 'env -0': did not finish within 5 s");
+  auto unknown = UnknownFields(facts);
+  EXPECT_EQ(unknown.size(), 2u);
+  EXPECT_EQ(unknown["openmpi"], "mpi: ompi_info --parsable did not finish within 5 s");
+  EXPECT_EQ(unknown["nccl_env.*"],
+            "nccl_env: login shell: bash -lc 'env -0': did not finish within 5 s");
+  // The agent's own environment is not what a login job sees: not voted.
+  auto f = FlattenFacts(facts);
+  EXPECT_EQ(f.count("nccl_env.NCCL_IB_HCA"), 0u);
+  EXPECT_EQ(f.count("openmpi"), 0u);
+  EXPECT_EQ(f.count("driver"), 0u);  // absent: an answer, not unknown
+}
+
+TEST(FactsFields, FieldsAFailedSectionStillReportedAreKnown) {
+  json facts = GpuNodeFacts();
+  facts["gpu"]["status"] = "error";
+  facts["gpu"]["reason"] = "nvmlDeviceGetHandleByIndex(2): GPU is lost";
+  facts["gpu"].erase("gpus");
+  auto unknown = UnknownFields(facts);
+  EXPECT_EQ(unknown.count("driver"), 0u);
+  EXPECT_EQ(unknown.count("gpu_count"), 0u);
+  EXPECT_EQ(unknown["gpu_model"], "gpu: nvmlDeviceGetHandleByIndex(2): GPU is lost");
+  EXPECT_TRUE(UnknownFields(GpuNodeFacts()).empty());
+  EXPECT_TRUE(FailedSources(json::array()).empty());
+}
+
 TEST(FactsFields, CudaVersionIsKeptWhenCuInitFails) {
   json facts = {{"cuda", {{"status", "absent"}, {"driver_api_version", "13.0"},
                           {"reason", "cuInit(0) failed: CUDA_ERROR_NO_DEVICE (100)"}}}};

@@ -97,7 +97,7 @@ class MpiStage : public Stage {
     if (mpirun_.empty()) return "no mpirun on PATH (install Open MPI or set [stages.mpi] mpirun)";
     std::string problem = OpenMpiProblem(mpirun_, &version_);
     if (!problem.empty()) return problem;
-    probe_ = s_.probe.empty() ? SelfDirectory() + "/clustercheck-mpi-probe" : s_.probe;
+    probe_ = s_.probe.empty() ? HelperProgram("clustercheck-mpi-probe") : s_.probe;
     if (access(probe_.c_str(), X_OK) != 0) {
       return "no clustercheck-mpi-probe at " + probe_ +
              " (built only where Open MPI's headers are; or set [stages.mpi] probe)";

@@ -37,7 +37,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
   std::vector<std::vector<RankReport>> out(groups.size());
   std::vector<std::vector<std::string>> argv(groups.size());
   std::string mpirun = FindOnPath("mpirun"), version;
-  std::string probe = SelfDirectory() + "/" + kNcclMpiProbe;
+  std::string probe = HelperProgram(kNcclMpiProbe);
   std::string why =
       mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
                      : OpenMpiProblem(mpirun, &version);

@@ -15,6 +15,12 @@
 // pair (busbw GB/s at the largest size as value), NodeResult "*"/"cluster",
 // and "verdict:<kind>" rows for what the isolation named (analysis.h).
 // Nodes without a usable GPU or libnccl are `skip` with the facts' reason.
+// No accusation on one test (confirm.h): a failed or hung intra-node,
+// cluster or isolation test is run again at once with deadlines
+// kRetestDeadlineFactor times longer; failed or hung pairs are run again
+// after all the rounds, in QuietRounds, likewise. The attempts are merged
+// (Confirm / ConfirmNode: flaky `warn` when they disagree), and the counts
+// go into the run meta ("retests.nccl").
 // launcher = "mpirun" runs every test through mpirun instead of the agents
 // (nccl_mpirun.h); its argv goes into each result's evidence and the meta.
 #include <algorithm>
@@ -24,6 +30,7 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis.h"
 #include "orchestrator/attribution.h"
+#include "orchestrator/confirm_node.h"
 #include "orchestrator/nccl_isolation.h"
 #include "orchestrator/nccl_launch.h"
 #include "orchestrator/nccl_mpirun.h"
@@ -34,6 +41,9 @@ namespace cc {
 namespace {
 
 bool Broken(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
+
+// A retest's deadlines are this many times the first attempt's.
+constexpr double kRetestDeadlineFactor = 2.5;
 
 std::string Gb(double v) {
   char buf[32];
@@ -51,11 +61,26 @@ class NcclStage : public Stage {
   // Runs the groups at once and judges each (slow ones as JudgeBusbw says
   // against the pairs' median, when `slow` is set).
   std::vector<TestJudgement> Batch(StageContext& ctx,
-                                   const std::vector<NodeGroup>& groups);
+                                   const std::vector<NodeGroup>& groups,
+                                   double deadline_factor = 1);
+  // Batch(), then the broken groups once more with longer deadlines:
+  // per group its first judgement and, when it was retested, the retest.
+  std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>>
+  ConfirmedBatch(StageContext& ctx, const std::vector<NodeGroup>& groups);
+  void ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results);
   void Intra(StageContext& ctx);
+  NodeResult IntraResult(const std::string& node, const TestJudgement& j);
   void Pairs(StageContext& ctx);
   void Cluster(StageContext& ctx);
+  NodeResult ClusterResult(const TestJudgement& j) const;
   void Isolate(StageContext& ctx);
+  // The result of an isolation test of `group` (a pair, or a larger group
+  // named by its first and last node) and its retest, if any, merged and
+  // counted; *why: the speed judgement of the attempt that stands.
+  PairResult ConfirmedPair(
+      const NodeGroup& group,
+      const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
+      std::string* why);
   PairResult MakePair(const std::string& a, const std::string& b,
                       const TestJudgement& j, const std::string& phase);
   Outcome WithSpeed(const TestJudgement& j, std::string* why) const;
@@ -72,8 +97,10 @@ class NcclStage : public Stage {
   double median_ = 0;
   std::optional<TestJudgement> cluster_;
   Outcome cluster_outcome_ = Outcome::kSkip;
+  bool cluster_flaky_ = false;
   int tests_ = 0;
   Json meta_ = Json::object();
+  RetestCounts retests_;
 };
 
 void NcclStage::Members(StageContext& ctx) {
@@ -114,7 +141,8 @@ void NcclStage::Members(StageContext& ctx) {
 }
 
 std::vector<TestJudgement> NcclStage::Batch(
-    StageContext& ctx, const std::vector<NodeGroup>& groups) {
+    StageContext& ctx, const std::vector<NodeGroup>& groups,
+    double deadline_factor) {
   std::vector<std::vector<NcclMember*>> g;
   for (const NodeGroup& names : groups) {
     std::vector<NcclMember*> ms;
@@ -122,9 +150,10 @@ std::vector<TestJudgement> NcclStage::Batch(
     g.push_back(ms);
   }
   std::vector<std::vector<std::string>> argvs;
-  auto reports = s_.launcher == "mpirun"
-                     ? RunNcclMpirunBatch(ctx, g, s_, &argvs)
-                     : RunNcclBatch(ctx, g, s_);
+  NcclSettings s = s_;
+  s.timeout_s *= deadline_factor;
+  auto reports = s.launcher == "mpirun" ? RunNcclMpirunBatch(ctx, g, s, &argvs)
+                                        : RunNcclBatch(ctx, g, s);
   std::vector<TestJudgement> out;
   for (size_t i = 0; i < reports.size(); ++i) {
     out.push_back(JudgeNcclTest(reports[i], static_cast<int>(groups[i].size()),
@@ -142,40 +171,67 @@ std::vector<TestJudgement> NcclStage::Batch(
   return out;
 }
 
+std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>>
+NcclStage::ConfirmedBatch(StageContext& ctx,
+                          const std::vector<NodeGroup>& groups) {
+  std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> out;
+  std::vector<NodeGroup> again;
+  for (TestJudgement& j : Batch(ctx, groups)) {
+    if (Broken(j.outcome)) again.push_back(groups[out.size()]);
+    out.push_back({std::move(j), std::nullopt});
+  }
+  if (again.empty() || InterruptFlag().load()) return out;
+  // The broken groups share no node, so this batch is quiet already.
+  auto retests = Batch(ctx, again, kRetestDeadlineFactor);
+  size_t k = 0;
+  for (auto& [first, retest] : out) {
+    if (Broken(first.outcome) && k < retests.size()) retest = retests[k++];
+  }
+  return out;
+}
+
 Outcome NcclStage::WithSpeed(const TestJudgement& j, std::string* why) const {
   why->clear();
   if (Broken(j.outcome) || !j.busbw) return j.outcome;
   return Worse(j.outcome, JudgeBusbw(*j.busbw, median_, s_, why));
 }
 
+NodeResult NcclStage::IntraResult(const std::string& n,
+                                  const TestJudgement& j) {
+  NodeResult r;
+  r.node = n;
+  r.stage = "nccl";
+  r.check = "intra-node";
+  r.outcome = j.outcome;
+  int gpus = by_name_[n]->gpus;
+  r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s"
+                                : std::to_string(gpus) + " GPU";
+  // One rank moves no data between GPUs: no busbw, only the data check.
+  bool one = gpus == 1 &&
+             (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
+  r.message = one ? "1 GPU: AllReduce on one rank ran and its data checked out"
+                  : std::to_string(gpus) + " GPU(s): " + j.message;
+  r.evidence = j.evidence;
+  return r;
+}
+
 void NcclStage::Intra(StageContext& ctx) {
   std::vector<NodeGroup> groups;
   for (const auto& n : active_) groups.push_back({n});
-  auto js = Batch(ctx, groups);
+  auto js = ConfirmedBatch(ctx, groups);
   std::vector<std::string> still;
   for (size_t i = 0; i < js.size(); ++i) {
-    const TestJudgement& j = js[i];
     const std::string& n = groups[i][0];
-    NodeResult r;
-    r.node = n;
-    r.stage = "nccl";
-    r.check = "intra-node";
-    r.outcome = j.outcome;
-    int gpus = by_name_[n]->gpus;
-    r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s"
-                                  : std::to_string(gpus) + " GPU";
-    // One rank moves no data between GPUs: no busbw, only the data check.
-    bool one = gpus == 1 &&
-               (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
-    r.message =
-        one ? "1 GPU: AllReduce on one rank ran and its data checked out"
-            : std::to_string(gpus) + " GPU(s): " + j.message;
-    r.evidence = j.evidence;
-    ctx.Record(r);
-    intra_[n] = j.outcome;
+    NodeResult r = IntraResult(n, js[i].first);
+    if (js[i].second) {
+      r = ConfirmNode(r, IntraResult(n, *js[i].second));
+      AddNodeRetest(r, &retests_);
+    }
+    intra_[n] = r.outcome;
     // A node that cannot run NCCL alone would only break every pair.
-    if (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn)
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kWarn)
       still.push_back(n);
+    ctx.Record(r);
   }
   active_ = still;
 }
@@ -210,9 +266,11 @@ void NcclStage::Pairs(StageContext& ctx) {
     auto js = Batch(ctx, groups);
     for (size_t i = 0; i < js.size(); ++i) {
       results.push_back(MakePair(groups[i][0], groups[i][1], js[i], "pairs"));
-      if (js[i].busbw && !Broken(js[i].outcome))
-        pair_busbw_.push_back(*js[i].busbw);
     }
+  }
+  ConfirmPairs(ctx, &results);
+  for (const PairResult& r : results) {
+    if (r.value && !Broken(r.outcome)) pair_busbw_.push_back(*r.value);
   }
   median_ = Median(pair_busbw_);
   for (PairResult& r : results) {
@@ -235,24 +293,74 @@ void NcclStage::Pairs(StageContext& ctx) {
   ctx.Record(std::move(results));
 }
 
-void NcclStage::Cluster(StageContext& ctx) {
-  auto js = Batch(ctx, {active_});
-  TestJudgement& j = js.at(0);
+// After the burst: each broken pair once more, in rounds where no node is
+// in two pairs, with longer deadlines; merged with its first attempt.
+void NcclStage::ConfirmPairs(StageContext& ctx,
+                             std::vector<PairResult>* results) {
+  std::vector<size_t> broken = ToConfirm(*results);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (size_t i : broken) pairs.push_back({(*results)[i].src, (*results)[i].dst});
+  std::map<std::pair<std::string, std::string>, size_t> index_of;
+  for (size_t i : broken) index_of[{(*results)[i].src, (*results)[i].dst}] = i;
+  for (const auto& round : QuietRounds(pairs)) {
+    if (InterruptFlag().load()) break;
+    std::vector<NodeGroup> groups;
+    for (const auto& [a, b] : round) groups.push_back({a, b});
+    auto js = Batch(ctx, groups, kRetestDeadlineFactor);
+    for (size_t k = 0; k < js.size(); ++k) {
+      PairResult& r = (*results)[index_of.at(round[k])];
+      r = Confirm(r, MakePair(round[k].first, round[k].second, js[k], "retest"));
+      retests_.Add(r);
+    }
+  }
+}
+
+NodeResult NcclStage::ClusterResult(const TestJudgement& j) const {
   std::string why;
-  cluster_outcome_ = WithSpeed(j, &why);
   NodeResult r;
   r.node = "*";
   r.stage = "nccl";
   r.check = "cluster";
-  r.outcome = cluster_outcome_;
+  r.outcome = WithSpeed(j, &why);
   r.value = j.busbw ? Gb(*j.busbw) + " GB/s" : "";
   r.message = std::to_string(active_.size()) + " nodes (" +
               FoldHostlist(active_) + "): " + j.message +
               (why.empty() ? "" : "; " + why);
   r.evidence = j.evidence;
   r.evidence["nodes"] = active_;
+  return r;
+}
+
+void NcclStage::Cluster(StageContext& ctx) {
+  auto js = ConfirmedBatch(ctx, {active_});
+  NodeResult r = ClusterResult(js.at(0).first);
+  if (js[0].second) {
+    r = ConfirmNode(r, ClusterResult(*js[0].second));
+    AddNodeRetest(r, &retests_);
+    // Flaky: it works, so there is nothing for group testing to find.
+    cluster_flaky_ = r.evidence.value("confirmation", "") == kFlaky;
+  }
+  cluster_outcome_ = r.outcome;
   ctx.Record(r);
-  cluster_ = std::move(j);
+  cluster_ = std::move(js[0].second ? *js[0].second : js[0].first);
+}
+
+PairResult NcclStage::ConfirmedPair(
+    const NodeGroup& group,
+    const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
+    std::string* why) {
+  PairResult r =
+      MakePair(group.front(), group.back(), tested.first, "isolate");
+  r.outcome = WithSpeed(tested.first, why);
+  if (!tested.second) return r;
+  std::string retest_why;
+  PairResult again =
+      MakePair(group.front(), group.back(), *tested.second, "isolate");
+  again.outcome = WithSpeed(*tested.second, &retest_why);
+  r = Confirm(r, again);
+  retests_.Add(r);
+  if (!IsFlaky(r)) *why = retest_why;
+  return r;
 }
 
 void NcclStage::Isolate(StageContext& ctx) {
@@ -269,13 +377,12 @@ void NcclStage::Isolate(StageContext& ctx) {
     if (next.empty()) break;
     std::vector<NodeGroup> groups;
     for (const auto& [x, y] : next) groups.push_back({x, y});
-    auto js = Batch(ctx, groups);
+    auto js = ConfirmedBatch(ctx, groups);
     ++probe_rounds;
     for (size_t i = 0; i < js.size(); ++i) {
       std::string why;
-      Outcome o = WithSpeed(js[i], &why);
-      PairResult r = MakePair(groups[i][0], groups[i][1], js[i], "isolate");
-      r.outcome = o;
+      PairResult r = ConfirmedPair(groups[i], js[i], &why);
+      Outcome o = r.outcome;
       in.pairs.push_back(
           {r.src, r.dst,
            o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
@@ -288,7 +395,8 @@ void NcclStage::Isolate(StageContext& ctx) {
 
   // A broken (or slow) whole-cluster test that the pairs do not explain.
   IsolationResult iso;
-  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass;
+  bool cluster_bad =
+      cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
   bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
   if (cluster_bad && !explained && active_.size() >= 2 &&
       !InterruptFlag().load()) {
@@ -299,17 +407,17 @@ void NcclStage::Isolate(StageContext& ctx) {
     iso = IsolateBrokenGroup(
         active_,
         [&](const std::vector<NodeGroup>& groups) {
-          auto js = Batch(ctx, groups);
+          auto js = ConfirmedBatch(ctx, groups);
           std::vector<Outcome> out;
           std::vector<PairResult> pairs;
           for (size_t i = 0; i < js.size(); ++i) {
             std::string why;
-            Outcome oc = WithSpeed(js[i], &why);
+            PairResult r = ConfirmedPair(groups[i], js[i], &why);
+            // A flaky group works: nothing for the search to find in it.
+            Outcome oc = IsFlaky(r) ? Outcome::kPass : r.outcome;
             if (slow_only && !why.empty()) oc = Outcome::kFail;
             out.push_back(oc);
             if (groups[i].size() == 2) {
-              PairResult r =
-                  MakePair(groups[i][0], groups[i][1], js[i], "isolate");
               r.outcome =
                   Worse(r.outcome,
                         oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
@@ -447,6 +555,8 @@ Status NcclStage::Run(StageContext& ctx) {
   if (cluster_)
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},
                         {"busbw_gbps", cluster_->busbw.value_or(0)}};
+  meta_["retests"] = retests_.ToJson();
+  ctx.RecordRetests("nccl", retests_);
   Status st = ctx.store().SetRunMeta(ctx.run_id(), "nccl", meta_);
   if (!st.ok())
     ctx.progress().Note("nccl: summary not stored: " + st.ToString());

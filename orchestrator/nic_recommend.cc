@@ -136,7 +136,7 @@ std::vector<std::string> EnvLines(const NicSelection& s) {
   line("NCCL_IB_HCA", s.ib_hca, "no active IB/RoCE port");
   if (s.ib_gid_index) line("NCCL_IB_GID_INDEX", std::to_string(*s.ib_gid_index), "");
   line("OMPI_MCA_btl_tcp_if_include", s.tcp_if_include, "no network selected");
-  line("OMPI_MCA_oob_tcp_if_include", s.tcp_if_include, "no network selected");
+  if (!s.tcp_if_include.empty()) out.push_back("# " + std::string(kOobNote));
   return out;
 }
 
@@ -145,7 +145,8 @@ Json SelectionJson(const NicSelection& s) {
     Json a = Json::array();
     for (const NicProblem& p : ps) {
       a.push_back({{"node", p.node}, {"nic", p.nic}, {"kind", p.kind},
-                   {"outcome", OutcomeName(p.outcome)}, {"message", p.message}});
+                   {"outcome", OutcomeName(p.outcome)}, {"message", p.message},
+                   {"next_step", p.next_step}});
     }
     return a;
   };
@@ -169,7 +170,7 @@ Json SelectionJson(const NicSelection& s) {
           {"NCCL_IB_HCA", s.ib_hca},
           {"NCCL_IB_GID_INDEX", s.ib_gid_index ? Json(*s.ib_gid_index) : Json(nullptr)},
           {"btl_tcp_if_include", s.tcp_if_include},
-          {"oob_tcp_if_include", s.tcp_if_include},
+          {"mpi_note", kOobNote},
           {"env_lines", EnvLines(s)},
           {"subnets", subnets},
           {"ib_problems", problems(s.ib_problems)},

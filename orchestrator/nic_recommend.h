@@ -35,6 +35,11 @@ struct IbChoice {
 // with the most common RoCE v2 GID index.
 IbChoice ChooseIbHca(const std::vector<NodeNics>& nodes);
 
+// Why the nics stage advises btl_tcp_if_include only.
+inline constexpr const char* kOobNote =
+    "OMPI_MCA_oob_tcp_if_include is left to the mpi stage: it must name a network that the "
+    "mpirun host shares with the nodes, and the data network may not reach it";
+
 // "export NAME=value" lines to paste (a '#' line for a value left unset).
 std::vector<std::string> EnvLines(const NicSelection& s);
 

@@ -108,9 +108,13 @@ TEST(EnvLines, ASelectionPrintsExportLines) {
                              "export NCCL_SOCKET_IFNAME=eth0", "export NCCL_IB_HCA=mlx5_1:1",
                              "export NCCL_IB_GID_INDEX=3",
                              "export OMPI_MCA_btl_tcp_if_include=10.42.0.0/24",
-                             "export OMPI_MCA_oob_tcp_if_include=10.42.0.0/24"}));
+                             std::string("# ") + kOobNote}));
   nlohmann::json j = SelectionJson(s);
   EXPECT_EQ(j["NCCL_SOCKET_IFNAME"], "eth0");
+  EXPECT_EQ(j["btl_tcp_if_include"], "10.42.0.0/24");
+  EXPECT_FALSE(j.contains("oob_tcp_if_include"))
+      << "the oob network is the mpi stage's choice: the mpirun host may lack the data network";
+  EXPECT_EQ(j["mpi_note"], kOobNote);
   EXPECT_EQ(j["NCCL_IB_GID_INDEX"], 3);
 }
 

@@ -81,19 +81,83 @@ std::string UnreachableMessage(const ProbeMap& pm, const SubnetMember& m,
   return msg;
 }
 
-}  // namespace
+// The fix follows the evidence: a configured MTU off the subnet's is set
+// back on that interface; with the right MTU configured but full-size DF
+// datagrams lost, the path (switch ports) is what drops them.
+NicProblem MtuProblem(const ProbeMap& pm, const SubnetMember& m, const SubnetJudgement& j,
+                      const std::vector<std::string>& df_bad, bool cfg_off) {
+  const std::string& n = m.node;
+  const std::string want = j.mtu ? std::to_string(*j.mtu) : "?";
+  std::string msg = n + ": " + m.nic->name + " MTU " +
+                    (m.nic->mtu ? std::to_string(*m.nic->mtu) : "?") + ", the rest of " + j.cidr +
+                    " has " + want;
+  if (!df_bad.empty()) {
+    const NicProbe* pr = pm.count({n, df_bad[0]}) ? pm.at({n, df_bad[0]}) : pm.at({df_bad[0], n});
+    msg += "; " + std::to_string(pr->mtu_bytes) + "-byte DF datagrams fail with " +
+           Join(df_bad) + " (" + pr->mtu_state + ")";
+  }
+  std::string next =
+      cfg_off ? "set the MTU of " + m.nic->name + " on " + n + " to " + want + " (ip link set " +
+                    m.nic->name + " mtu " + want + ", and in its network configuration)"
+              : "set the MTU of the switch ports on the path of " + n + "'s " + m.nic->name +
+                    " to at least " + want + ": " + want + "-byte frames are dropped there";
+  return {n, m.nic->name, "mtu", Outcome::kFail, msg, next};
+}
 
-SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
-                            const std::vector<NicProbe>& probes) {
-  SubnetJudgement j;
-  j.cidr = subnet.cidr;
-  // One member per node: the first that is up (two addresses of one node on
-  // one subnet are one interface in practice).
-  std::map<std::string, const SubnetMember*> of;
-  std::map<std::string, std::vector<std::string>> nodes_of_addr;
+// The subnet's MTU and speed (most common among `reach`), and per node of
+// `reach` an "mtu" problem (configured MTU off, or full-size DF datagrams
+// failing with most peers), a "speed" warning, or a place among the
+// healthy.
+void JudgeMtuAndSpeed(const ProbeMap& pm, const std::map<std::string, const SubnetMember*>& of,
+                      const std::vector<std::string>& reach, SubnetJudgement& j) {
+  std::vector<long long> mtus, speeds;
+  for (const auto& n : reach) {
+    if (of.at(n)->nic->mtu) mtus.push_back(*of.at(n)->nic->mtu);
+    if (of.at(n)->nic->speed_mbps) speeds.push_back(*of.at(n)->nic->speed_mbps);
+  }
+  j.mtu = MostCommonValue(mtus);
+  j.speed_mbps = MostCommonValue(speeds);
+  for (const auto& n : reach) {
+    const SubnetMember& m = *of.at(n);
+    std::vector<std::string> df_bad;
+    for (const auto& p : reach) {
+      if (p != n && (DfFailed(pm, n, p) || DfFailed(pm, p, n))) df_bad.push_back(p);
+    }
+    bool cfg_off = m.nic->mtu && j.mtu && *m.nic->mtu != *j.mtu;
+    bool df_off = df_bad.size() * 2 > reach.size() - 1;
+    if (cfg_off || df_off) {
+      j.problems.push_back(MtuProblem(pm, m, j, df_bad, cfg_off));
+      continue;
+    }
+    if (m.nic->speed_mbps && j.speed_mbps && *m.nic->speed_mbps != *j.speed_mbps) {
+      j.problems.push_back({n, m.nic->name, "speed", Outcome::kWarn,
+                            n + ": " + m.nic->name + " at " + std::to_string(*m.nic->speed_mbps) +
+                                " Mb/s, the rest of " + j.cidr + " at " +
+                                std::to_string(*j.speed_mbps) + " Mb/s",
+                            "check why " + m.nic->name + " on " + n + " links at " +
+                                std::to_string(*m.nic->speed_mbps) +
+                                " Mb/s (cable, switch port, ethtool " + m.nic->name + ")"});
+    }
+    j.healthy.push_back(n);
+  }
+}
+
+struct Membership {
+  std::map<std::string, const SubnetMember*> of;  // node -> its member
+  std::set<std::string> own_addr;   // "node addr": a node's own addresses here
+  std::set<std::string> unusable;   // judged no further (a wrong prefix)
+};
+
+// One member per node: the first that is up (two addresses of one node on
+// one subnet are one interface in practice); j.nodes, j.physical,
+// j.meant_for, and the problems of nodes misplaced or missing here.
+Membership JudgeMembers(const Subnet& subnet, const std::vector<std::string>& all_nodes,
+                        const std::vector<NicProblem>& misplaced, SubnetJudgement& j) {
+  Membership mem;
+  auto& of = mem.of;
   int physical = 0;
   for (const SubnetMember& m : subnet.members) {
-    nodes_of_addr[m.addr].push_back(m.node);
+    mem.own_addr.insert(m.node + " " + m.addr);
     auto it = of.find(m.node);
     if (it == of.end()) {
       j.nodes.push_back(m.node);
@@ -104,28 +168,56 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
     }
   }
   j.physical = physical * 2 > static_cast<int>(j.nodes.size());
+  j.meant_for = j.nodes.size();
+  std::set<std::string> explained;  // absent nodes whose problem says why
+  for (const NicProblem& p : misplaced) {
+    j.problems.push_back(p);
+    explained.insert(p.node);
+    if (p.kind == "subnet") ++j.meant_for;
+    if (p.kind == "prefix") mem.unusable.insert(p.node);
+  }
   for (const auto& n : all_nodes) {
-    if (!of.count(n)) {
-      j.problems.push_back({n, "", "missing", Outcome::kFail, n + ": no address on " + j.cidr});
+    if (!of.count(n) && !explained.count(n)) {
+      j.problems.push_back({n, "", "missing", Outcome::kFail, n + ": no address on " + j.cidr,
+                            "give " + n + " an address on " + j.cidr});
     }
   }
-  for (const auto& [addr, ns] : nodes_of_addr) {
-    std::set<std::string> distinct(ns.begin(), ns.end());
-    if (distinct.size() < 2) continue;
+  return mem;
+}
+
+}  // namespace
+
+SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
+                            const std::vector<NicProbe>& probes,
+                            const std::vector<NicProblem>& misplaced) {
+  SubnetJudgement j;
+  j.cidr = subnet.cidr;
+  Membership mem = JudgeMembers(subnet, all_nodes, misplaced, j);
+  auto& of = mem.of;
+  std::set<std::string>& unusable = mem.unusable;
+  AddressSharing sharing = JudgeSharedAddresses(subnet);
+  if (!sharing.decoy_addr.empty()) {
     j.exclusion_kind = "same-address";
-    j.excluded = "decoy: " + addr + " (" + of[ns[0]]->nic->name + ") is the same address on " +
-                 Join({distinct.begin(), distinct.end()}) +
+    j.excluded = "decoy: " + sharing.decoy_addr + " (" + sharing.decoy_nic +
+                 ") is the same address on " + Join(sharing.decoy_nodes) +
                  ": a node-local bridge, where each node only reaches itself";
     return j;
+  }
+  for (const NicProblem& p : sharing.duplicates) {
+    j.problems.push_back(p);
+    unusable.insert(p.node);
   }
   ProbeMap pm;
   for (const NicProbe& p : probes) {
     if (p.subnet != j.cidr) continue;
     pm[{p.src, p.dst}] = &p;
   }
+  // A node answering a probe of a peer's address is a decoy, unless the
+  // address is its own too (a duplicate, named above).
   std::vector<std::string> self;
   for (const auto& [k, p] : pm) {
-    if (!p->answered_by.empty() && p->answered_by == p->src) self.push_back(p->src);
+    bool own = mem.own_addr.count(p->src + " " + p->addr) > 0;
+    if (!p->answered_by.empty() && p->answered_by == p->src && !own) self.push_back(p->src);
   }
   if (!self.empty()) {
     std::set<std::string> s(self.begin(), self.end());
@@ -141,20 +233,24 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
   }
   std::vector<std::string> up;
   for (const auto& n : j.nodes) {
+    if (unusable.count(n)) continue;
     const SubnetMember& m = *of[n];
     if (NicIsUp(*m.nic)) {
       up.push_back(n);
     } else {
       j.problems.push_back({n, m.nic->name, "down", Outcome::kFail,
                             n + ": " + m.nic->name + " " + m.addr + " is down (operstate " +
-                                (m.nic->operstate.empty() ? "unknown" : m.nic->operstate) + ")"});
+                                (m.nic->operstate.empty() ? "unknown" : m.nic->operstate) + ")",
+                            "bring " + m.nic->name + " on " + n + " up (ip link set " +
+                                m.nic->name + " up), then check its cable and switch port"});
     }
   }
   std::vector<std::string> reach = up;
   std::vector<std::string> lost = PruneUnreachable(pm, &reach);
   for (const auto& n : lost) {
     j.problems.push_back(
-        {n, of[n]->nic->name, "unreachable", Outcome::kFail, UnreachableMessage(pm, *of[n], up)});
+        {n, of[n]->nic->name, "unreachable", Outcome::kFail, UnreachableMessage(pm, *of[n], up),
+         "check the firewall, routes, cable and switch port of " + of[n]->nic->name + " on " + n});
   }
   if (reach.size() < 2) {
     j.exclusion_kind = up.size() < 2 ? "down" : "no-peer-reached";
@@ -163,41 +259,7 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
     if (up.empty()) j.excluded = "link down on every node (" + Join(j.nodes) + ")";
     return j;
   }
-  std::vector<long long> mtus, speeds;
-  for (const auto& n : reach) {
-    if (of[n]->nic->mtu) mtus.push_back(*of[n]->nic->mtu);
-    if (of[n]->nic->speed_mbps) speeds.push_back(*of[n]->nic->speed_mbps);
-  }
-  j.mtu = MostCommonValue(mtus);
-  j.speed_mbps = MostCommonValue(speeds);
-  for (const auto& n : reach) {
-    const SubnetMember& m = *of[n];
-    std::vector<std::string> df_bad;
-    for (const auto& p : reach) {
-      if (p != n && (DfFailed(pm, n, p) || DfFailed(pm, p, n))) df_bad.push_back(p);
-    }
-    bool cfg_off = m.nic->mtu && j.mtu && *m.nic->mtu != *j.mtu;
-    bool df_off = df_bad.size() * 2 > reach.size() - 1;
-    if (cfg_off || df_off) {
-      std::string msg = n + ": " + m.nic->name + " MTU " +
-                        (m.nic->mtu ? std::to_string(*m.nic->mtu) : "?") + ", the rest of " +
-                        j.cidr + " has " + (j.mtu ? std::to_string(*j.mtu) : "?");
-      if (!df_bad.empty()) {
-        const NicProbe* pr = pm.count({n, df_bad[0]}) ? pm.at({n, df_bad[0]}) : pm.at({df_bad[0], n});
-        msg += "; " + std::to_string(pr->mtu_bytes) + "-byte DF datagrams fail with " +
-               Join(df_bad) + " (" + pr->mtu_state + ")";
-      }
-      j.problems.push_back({n, m.nic->name, "mtu", Outcome::kFail, msg});
-      continue;
-    }
-    if (m.nic->speed_mbps && j.speed_mbps && *m.nic->speed_mbps != *j.speed_mbps) {
-      j.problems.push_back({n, m.nic->name, "speed", Outcome::kWarn,
-                            n + ": " + m.nic->name + " at " + std::to_string(*m.nic->speed_mbps) +
-                                " Mb/s, the rest of " + j.cidr + " at " +
-                                std::to_string(*j.speed_mbps) + " Mb/s"});
-    }
-    j.healthy.push_back(n);
-  }
+  JudgeMtuAndSpeed(pm, of, reach, j);
   return j;
 }
 
@@ -205,12 +267,15 @@ NicSelection SelectNics(const std::vector<NodeNics>& nodes, const std::vector<Ni
   NicSelection s;
   std::vector<std::string> all;
   for (const auto& n : nodes) all.push_back(n.node);
-  std::vector<Subnet> subnets = GroupBySubnet(nodes);
-  for (const Subnet& sub : subnets) s.subnets.push_back(JudgeSubnet(sub, all, probes));
+  NicGrouping grouping = GroupIntoNetworks(nodes);
+  const std::vector<Subnet>& subnets = grouping.subnets;
+  for (const Subnet& sub : subnets) {
+    s.subnets.push_back(JudgeSubnet(sub, all, probes, grouping.problems[sub.cidr]));
+  }
   const SubnetJudgement* best = nullptr;
-  auto key = [](const SubnetJudgement& j) {
-    return std::make_tuple(j.nodes.size(), j.speed_mbps.value_or(0), j.mtu.value_or(0),
-                           j.physical, j.healthy.size());
+  auto key = [&all](const SubnetJudgement& j) {
+    return std::make_tuple(j.meant_for * 2 > all.size(), j.speed_mbps.value_or(0),
+                           j.mtu.value_or(0), j.physical, j.nodes.size(), j.healthy.size());
   };
   for (const SubnetJudgement& j : s.subnets) {
     if (!j.excluded.empty() || j.healthy.size() < 2 || j.healthy.size() * 2 < j.nodes.size()) {

@@ -12,21 +12,17 @@
 
 #include "common/outcome.h"
 #include "orchestrator/nic_inputs.h"
+#include "orchestrator/nic_problems.h"
 
 namespace cc {
-
-struct NicProblem {
-  std::string node;
-  std::string nic;   // interface ("" when the node has none there)
-  std::string kind;  // "missing", "down", "unreachable", "mtu", "speed", "ib"
-  Outcome outcome = Outcome::kFail;
-  std::string message;  // names the node, the interface and the reason
-};
 
 struct SubnetJudgement {
   std::string cidr;
   std::vector<std::string> nodes;    // nodes with an address here, input order
   std::vector<std::string> healthy;  // up, reach each other, MTU as the rest
+  // Nodes on it plus those with an address meant for it elsewhere
+  // ("subnet" problems): how many nodes the network is meant for.
+  size_t meant_for = 0;
   std::optional<long long> mtu;         // most common MTU (ties: the larger)
   std::optional<long long> speed_mbps;  // most common known speed
   bool physical = false;  // most of its interfaces are physical NICs
@@ -39,10 +35,14 @@ struct SubnetJudgement {
 };
 
 // Judges one subnet from its members and the probes on it. `all_nodes`
-// names the cluster's nodes; those without an address here get a
-// "missing" problem.
+// names the cluster's nodes; `misplaced` are the subnet's "prefix",
+// "subnet" and "missing" problems from GroupIntoNetworks (nic_problems.h).
+// Nodes without an address here and without such a problem get a generic
+// "missing" problem. Nodes sharing an address that is no decoy get a
+// "duplicate" problem and are judged no further.
 SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
-                            const std::vector<NicProbe>& probes);
+                            const std::vector<NicProbe>& probes,
+                            const std::vector<NicProblem>& misplaced = {});
 
 struct NicSelection {
   std::optional<std::string> subnet;  // the chosen network's CIDR
@@ -52,19 +52,26 @@ struct NicSelection {
   std::string socket_ifname;   // NCCL_SOCKET_IFNAME ("" none)
   std::string ib_hca;          // NCCL_IB_HCA ("" none)
   std::optional<int> ib_gid_index;  // NCCL_IB_GID_INDEX (RoCE only)
-  std::string tcp_if_include;  // Open MPI btl_tcp_if_include / oob_tcp_if_include
+  // Open MPI btl_tcp_if_include. oob_tcp_if_include is no advice of the
+  // nics stage: it must name a network the mpirun host shares with the
+  // nodes, which only the mpi stage knows.
+  std::string tcp_if_include;
   std::vector<SubnetJudgement> subnets;  // every subnet seen, input order
   std::vector<NicProblem> ib_problems;
   std::vector<std::string> notes;  // fallbacks and caveats for people
 };
 
 // The recommendation. A subnet is eligible when it is no decoy, at least
-// two nodes are healthy on it and at least half of the nodes on it are;
-// among those the one on the most nodes wins, then the fastest, then the
-// largest MTU, then physical NICs over virtual ones, then the most healthy
-// nodes, then the first seen. Bad nodes on the chosen subnet are its
-// problems; the rest still get its address (later stages then show the
-// same fault). No eligible subnet: `subnet` is empty and `reason` says why.
+// two nodes are healthy on it and at least half of the nodes on it are.
+// A network meant for most of the cluster's nodes (on them, or misplaced
+// there: nic_problems.h) beats one that is not, so that one node's mistake
+// never moves the choice to another network; then the fastest wins, then
+// the largest MTU, then physical NICs over virtual ones, then the one on
+// the most nodes, then the most healthy nodes, then the first seen. Bad
+// nodes on the chosen subnet are its problems; the rest still get its
+// address (later stages then show the same fault); a network that works on
+// every node while the chosen one does not is a note ("fallback: ...").
+// No eligible subnet: `subnet` is empty and `reason` says why.
 NicSelection SelectNics(const std::vector<NodeNics>& nodes, const std::vector<NicProbe>& probes);
 
 }  // namespace cc

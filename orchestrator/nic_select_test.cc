@@ -278,5 +278,93 @@ TEST(NicSelect, ANodeWithoutAnAddressOnTheSubnetIsMissing) {
   EXPECT_EQ(p->message, "c: no address on 10.1.0.0/24");
 }
 
+// Issue 17: six nodes with data (10.42.0.i/24, MTU 9000) and mgmt
+// (10.43.0.i/24, MTU 1500) and docker0 172.17.0.1 everywhere; `data`
+// overrides node i's data address.
+struct SixNodes {
+  std::vector<NodeNics> nodes;
+  std::vector<std::string> names;
+  explicit SixNodes(const std::map<int, std::string>& data = {}) {
+    for (int i = 1; i <= 6; ++i) {
+      std::string n = "node" + std::to_string(i);
+      names.push_back(n);
+      auto it = data.find(i);
+      std::string d = it != data.end() ? it->second : "10.42.0." + std::to_string(i) + "/24";
+      NodeNics nn{n, {Nic("eth0", d), Nic("eth1", "10.43.0." + std::to_string(i) + "/24", 1500)}, {}};
+      nn.nics.push_back(Nic("docker0", "172.17.0.1/16", 1500, 0, "up", "bridge"));
+      nodes.push_back(nn);
+    }
+  }
+  std::vector<NicProbe> Probes() const {
+    auto probes = AllReach(names, "10.42.0.0/24");
+    for (auto& p : AllReach(names, "10.43.0.0/24", 1500)) probes.push_back(p);
+    for (auto& p : probes) p.addr = (p.subnet == "10.42.0.0/24" ? "10.42.0." : "10.43.0.") + p.dst.substr(4);
+    return probes;
+  }
+};
+
+TEST(NicSelect, AWrongPrefixLengthOnOneNodeKeepsTheDataNetworkAndNamesThatNode) {
+  SixNodes c({{3, "10.42.0.3/16"}});
+  NicSelection s = SelectNics(c.nodes, c.Probes());
+  ASSERT_EQ(s.subnet, "10.42.0.0/24") << s.reason;
+  const SubnetJudgement* data = Judgement(s, "10.42.0.0/24");
+  EXPECT_EQ(data->nodes.size(), 6u);
+  EXPECT_EQ(data->healthy, (std::vector<std::string>{"node1", "node2", "node4", "node5", "node6"}));
+  ASSERT_EQ(data->problems.size(), 1u);
+  EXPECT_EQ(data->problems[0].kind, "prefix");
+  EXPECT_EQ(data->problems[0].next_step, "set eth0 on node3 to 10.42.0.3/24");
+  EXPECT_EQ(s.address_of.at("node3"), "10.42.0.3");
+  EXPECT_EQ(Judgement(s, "10.42.0.0/16"), nullptr);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes.back().find("fallback: 10.43.0.0/24 works on every node"), std::string::npos);
+}
+
+TEST(NicSelect, TwoNodesSharingADataAddressAreNamedAndTheDataNetworkStays) {
+  SixNodes c({{6, "10.42.0.5/24"}});
+  auto probes = c.Probes();
+  // Whoever wins ARP answers for 10.42.0.5; node5 and node6 answer their
+  // own probes of each other.
+  for (auto& p : probes) {
+    if (p.subnet != "10.42.0.0/24") continue;
+    if (p.dst == "node6") p.addr = "10.42.0.5";
+    if (p.dst == "node6" || p.dst == "node5") {
+      p.answered_by = p.src == "node5" || p.src == "node6" ? p.src : "node5";
+      p.tcp_state = p.answered_by == p.dst ? "open" : "open-other";
+    }
+  }
+  NicSelection s = SelectNics(c.nodes, probes);
+  ASSERT_EQ(s.subnet, "10.42.0.0/24") << s.reason;
+  const SubnetJudgement* data = Judgement(s, "10.42.0.0/24");
+  EXPECT_TRUE(data->excluded.empty()) << data->excluded;
+  EXPECT_EQ(data->healthy, (std::vector<std::string>{"node1", "node2", "node3", "node4"}));
+  ASSERT_EQ(data->problems.size(), 2u);
+  for (const auto& p : data->problems) {
+    EXPECT_EQ(p.kind, "duplicate") << p.message;
+    EXPECT_TRUE(p.node == "node5" || p.node == "node6") << p.node;
+  }
+  EXPECT_EQ(Judgement(s, "172.17.0.0/16")->exclusion_kind, "same-address");
+}
+
+TEST(NicSelect, ANetworkMissingOnOneNodeStillBeatsASlowerOneOnAll) {
+  SixNodes c;
+  c.nodes[5].nics[0].addresses.clear();
+  NicSelection s = SelectNics(c.nodes, c.Probes());
+  ASSERT_EQ(s.subnet, "10.42.0.0/24") << s.reason;
+  const NicProblem* p = Problem(*Judgement(s, "10.42.0.0/24"), "node6");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->kind, "missing");
+  EXPECT_EQ(p->next_step, "add 10.42.0.6/24 to eth0 on node6");
+}
+
+TEST(NicSelect, AnMtuProblemsFixNamesTheMtuAndTheInterface) {
+  IssueCluster c;
+  NicSelection s = SelectNics(c.nodes, c.probes);
+  const NicProblem* p = Problem(*Judgement(s, "10.42.0.0/24"), "node4");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->next_step,
+            "set the MTU of eth0 on node4 to 9000 (ip link set eth0 mtu 9000, and in its network "
+            "configuration)");
+}
+
 }  // namespace
 }  // namespace cc

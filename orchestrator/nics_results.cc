@@ -15,6 +15,17 @@ const SubnetJudgement* FindSubnet(const NicSelection& s, const std::string& cidr
   return nullptr;
 }
 
+// The "duplicate" problem of src or dst on the subnet, if any: a probe of
+// a shared address is answered by whichever node wins ARP, so it tells
+// nothing about the pair (the node results name the duplicate).
+const NicProblem* SharedAddress(const SubnetJudgement& j, const std::string& src,
+                                const std::string& dst) {
+  for (const NicProblem& p : j.problems) {
+    if (p.kind == "duplicate" && (p.node == src || p.node == dst)) return &p;
+  }
+  return nullptr;
+}
+
 NodeResult Node(const std::string& node, const std::string& check, Outcome o,
                 const std::string& message, const std::string& value = "") {
   NodeResult r;
@@ -58,6 +69,7 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     const SubnetJudgement* j = FindSubnet(s, p.subnet);
     bool chosen = s.subnet && *s.subnet == p.subnet;
     bool excluded = j != nullptr && !j->excluded.empty();
+    const NicProblem* shared = j == nullptr ? nullptr : SharedAddress(*j, p.src, p.dst);
     Outcome bad = chosen ? Outcome::kFail : Outcome::kWarn;
     PairResult r;
     r.stage = "nics";
@@ -68,8 +80,9 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     r.check = "tcp:" + p.subnet;
     r.state = p.tcp_state;
     bool reached = p.tcp_state == "open" && p.answered_by == p.dst;
-    r.outcome = excluded ? Outcome::kSkip : reached ? Outcome::kPass : bad;
+    r.outcome = excluded || shared ? Outcome::kSkip : reached ? Outcome::kPass : bad;
     r.message = excluded ? "excluded: " + j->excluded
+                : shared ? "untested: " + shared->message
                 : reached ? p.dst + " answered at " + p.addr
                           : p.dst + " at " + p.addr + ": " + p.tcp_state +
                                 (p.answered_by.empty() ? "" : ", answered by " + p.answered_by);
@@ -82,8 +95,9 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     bool ok = p.mtu_state == "ok";
     // Where TCP did not get through, the datagrams prove nothing about the
     // MTU: the pair's fault is already the tcp result.
-    r.outcome = excluded || !reached ? Outcome::kSkip : ok ? Outcome::kPass : bad;
+    r.outcome = excluded || shared || !reached ? Outcome::kSkip : ok ? Outcome::kPass : bad;
     r.message = excluded ? "excluded: " + j->excluded
+                : shared ? "untested: " + shared->message
                 : !reached ? "untested: " + p.dst + " not reached over tcp"
                 : ok ? std::to_string(p.mtu_bytes) + "-byte DF datagrams pass"
                      : std::to_string(p.mtu_bytes) + "-byte DF datagrams: " + p.mtu_state +
@@ -101,12 +115,15 @@ std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
     if (chosen == nullptr) break;
     Outcome o = Outcome::kPass;
     std::string msg;
+    std::string next;
     Json problems = Json::array();
     for (const NicProblem& p : chosen->problems) {
       if (p.node != n) continue;
       o = Worse(o, p.outcome);
       msg += (msg.empty() ? "" : "; ") + p.message;
-      problems.push_back({{"kind", p.kind}, {"nic", p.nic}, {"message", p.message}});
+      if (!p.next_step.empty()) next += (next.empty() ? "" : "; ") + p.next_step;
+      problems.push_back({{"kind", p.kind}, {"nic", p.nic}, {"message", p.message},
+                          {"next_step", p.next_step}});
     }
     auto nic = s.nic_of.find(n);
     auto addr = s.address_of.find(n);
@@ -114,6 +131,7 @@ std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
     if (msg.empty()) msg = n + ": " + where + " on " + *s.subnet;
     NodeResult r = Node(n, "selected", o, msg, where);
     r.evidence = {{"subnet", *s.subnet}, {"problems", problems}};
+    if (!next.empty()) r.evidence["next_step"] = next;
     out.push_back(std::move(r));
   }
   for (const NicProblem& p : s.ib_problems) {

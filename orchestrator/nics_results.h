@@ -25,12 +25,13 @@ NicProbe ProbeFromAgent(const std::string& src, const nlohmann::json& answer,
 // Per probe "tcp:<subnet>" and, where tried, "mtu:<subnet>". On the chosen
 // subnet a failure fails; on an excluded one every result is skip with the
 // exclusion; elsewhere a failure warns (the network is not used). An MTU
-// result of a pair TCP did not connect is skip (the tcp result says why).
+// result of a pair TCP did not connect is skip (the tcp result says why);
+// so is every result of a node with a duplicate address (nic_problems.h).
 std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
                                         const NicSelection& selection);
 
 // Per node "selected" (its interface on the chosen network, or why it is
-// bad there) and "ib" where its IB ports differ; per excluded subnet a
+// bad there, with the fixes in evidence["next_step"]) and "ib" where its IB ports differ; per excluded subnet a
 // node "*" "excluded:<cidr>" skip with the reason; node "*"
 // "recommendation" (pass with the env lines, fail when nothing works).
 std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,

@@ -81,6 +81,49 @@ TEST(NicsResults, FailuresFailOnTheChosenSubnetAndExcludedOnesSkip) {
             std::string::npos);
 }
 
+TEST(NicsResults, ADuplicateAddressLeavesItsPairsUntestedAndItsNodesFailWithTheFix) {
+  std::vector<NodeNics> nodes;
+  std::vector<NicProbe> probes;
+  for (int i = 1; i <= 5; ++i) {
+    std::string n = "n" + std::to_string(i);
+    nodes.push_back({n, {Nic("eth0", "10.1.0." + std::to_string(i == 5 ? 4 : i) + "/24")}, {}});
+  }
+  for (int a = 1; a <= 5; ++a) {
+    for (int b = 1; b <= 5; ++b) {
+      if (a == b) continue;
+      NicProbe p;
+      p.src = "n" + std::to_string(a);
+      p.dst = "n" + std::to_string(b);
+      p.subnet = "10.1.0.0/24";
+      p.addr = "10.1.0." + std::to_string(b == 5 ? 4 : b);
+      p.tcp_state = "open";
+      p.answered_by = b == 5 ? "n4" : p.dst;
+      if (b == 5 && a != 4) p.tcp_state = "open-other";
+      probes.push_back(p);
+    }
+  }
+  NicSelection s = SelectNics(nodes, probes);
+  ASSERT_EQ(s.subnet, "10.1.0.0/24") << s.reason;
+  for (const PairResult& r : NicsPairResults(probes, s)) {
+    bool dup = r.src == "n4" || r.src == "n5" || r.dst == "n4" || r.dst == "n5";
+    EXPECT_EQ(r.outcome, dup ? Outcome::kSkip : Outcome::kPass) << r.src << ">" << r.dst;
+    if (dup) {
+      EXPECT_NE(r.message.find("untested: n"), std::string::npos) << r.message;
+    }
+  }
+  std::map<std::string, NodeResult> by;
+  for (const auto& r : NicsNodeResults({"n1", "n2", "n3", "n4", "n5"}, s)) by[r.node + "/" + r.check] = r;
+  EXPECT_EQ(by.at("n1/selected").outcome, Outcome::kPass);
+  EXPECT_FALSE(by.at("n1/selected").evidence.contains("next_step"));
+  for (const char* n : {"n4", "n5"}) {
+    const NodeResult& r = by.at(std::string(n) + "/selected");
+    EXPECT_EQ(r.outcome, Outcome::kFail) << n;
+    EXPECT_EQ(r.evidence.value("next_step", ""),
+              "give n[4-5] distinct addresses on 10.1.0.0/24 (they share 10.1.0.4; 10.1.0.5 is "
+              "free)");
+  }
+}
+
 TEST(NicsResults, NothingToRecommendFailsWithTheReason) {
   NicSelection s = SelectNics({}, {});
   std::vector<NodeResult> nr = NicsNodeResults({}, s);

@@ -6,16 +6,21 @@
 //      token listener and a UDP echo, free ports);
 //   2. `probe`: every node probes every peer's address on each subnet they
 //      share: TCP with token check, then DF datagrams of the subnet's MTU;
-//   3. `stop`.
+//   3. probes whose result fails are probed again, one pair per node at a
+//      time with a longer deadline (nics_confirm.h); their counts go into
+//      the run meta ("retests.nics");
+//   4. `stop`.
 // Then the pure judgement (nic_select.h), results (nics_results.h), the
 // selection in the run's meta ("nics") and for later stages:
 // ctx.Select("nccl_env"), ("mpi_mca") and ("addresses", node -> address).
 #include <cstdio>
+#include <mutex>
 
 #include "orchestrator/agent_wait.h"
 #include "orchestrator/nic_local.h"
 #include "orchestrator/nic_recommend.h"
 #include "orchestrator/nic_select.h"
+#include "orchestrator/nics_confirm.h"
 #include "orchestrator/nics_results.h"
 #include "orchestrator/stages_decl.h"
 
@@ -29,6 +34,10 @@ constexpr int kDefaultTimeoutMs = 1000;
 constexpr int kDfTries = 3;
 // Tried first on every address of every node (a free one when taken).
 constexpr int kDefaultPort = 29400;
+// A retest waits this many times the first attempt's timeout.
+constexpr int kRetestSlowdown = 3;
+// Retest rounds start only within this time; later ones stay unconfirmed.
+constexpr double kRetestBudgetS = 120;
 
 struct Peer {
   NodeState* state = nullptr;
@@ -81,9 +90,11 @@ class NicsStage : public Stage {
     Listen(ctx);
     Plan();
     Probe(ctx);
+    std::vector<NicProbe> first = Probes();
+    std::map<size_t, NicProbe> retests = Retest(ctx, first);
     Stop(ctx);
     ctx.progress().FinishStage();
-    Judge(ctx);
+    Judge(ctx, first, retests);
     return Status::Ok();
   }
 
@@ -134,7 +145,7 @@ class NicsStage : public Stage {
 
   void Listen(StageContext& ctx) {
     const std::map<std::string, Json> facts = ctx.facts();
-    double hold_s = kListenTimeoutS + kStopTimeoutS + 120 +
+    double hold_s = kListenTimeoutS + kStopTimeoutS + 120 + kRetestBudgetS + 60 +
                     static_cast<double>(peers_.size()) * 8 * timeout_ms_ * (1 + kDfTries) / 1000.0;
     ctx.fleet().ForEach({}, [&](NodeState& s) {
       auto it = by_name_.find(s.node->name);
@@ -169,7 +180,8 @@ class NicsStage : public Stage {
   void Plan() {
     nodes_.clear();
     for (const Peer& p : peers_) nodes_.push_back(p.nics);
-    subnets_ = GroupBySubnet(nodes_);
+    // Wrong-prefix addresses are probed on the network they belong to.
+    subnets_ = GroupIntoNetworks(nodes_).subnets;
     for (const Subnet& s : subnets_) {
       std::vector<long long> mtus;
       for (const SubnetMember& m : s.members) {
@@ -245,13 +257,17 @@ class NicsStage : public Stage {
   }
 
   // Every planned target becomes a NicProbe: the agent's answer, or an
-  // error saying why there is none.
-  std::vector<NicProbe> Probes() const {
+  // error saying why there is none. origin_[i] is probe i's (peer, target).
+  std::vector<NicProbe> Probes() {
     std::vector<NicProbe> out;
-    for (const Peer& p : peers_) {
+    origin_.clear();
+    for (size_t pi = 0; pi < peers_.size(); ++pi) {
+      const Peer& p = peers_[pi];
       std::map<std::pair<std::string, std::string>, const Json*> answer;  // (node, addr)
       for (const Json& a : p.answers) answer[{a.value("node", ""), a.value("addr", "")}] = &a;
-      for (const Json& t : p.targets) {
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
+        const Json& t = p.targets[ti];
+        origin_.push_back({pi, ti});
         std::string dst = t["node"], addr = t["addr"];
         auto it = answer.find({dst, addr});
         NicProbe np;
@@ -281,10 +297,94 @@ class NicsStage : public Stage {
     return out;
   }
 
-  void Judge(StageContext& ctx) {
-    std::vector<NicProbe> probes = Probes();
-    NicSelection sel = SelectNics(nodes_, probes);
-    ctx.Record(NicsPairResults(probes, sel));
+  // Confirmation (nics_confirm.h): the probes whose first result fails are
+  // sent again, one pair per node at a time, with a longer deadline; the
+  // senders' agents still listen and probe (no "stop" yet). Returns the
+  // retests by probe index; a retest that did not come back is an "error"
+  // probe saying why.
+  std::map<size_t, NicProbe> Retest(StageContext& ctx, const std::vector<NicProbe>& first) {
+    std::vector<bool> untestable(first.size());
+    for (size_t i = 0; i < first.size(); ++i) {
+      const auto& [pi, ti] = origin_[i];
+      untestable[i] = peers_[pi].targets[ti]["tcp_port"].get<int>() <= 0 || peers_[pi].id < 0;
+    }
+    std::map<size_t, NicProbe> out;
+    const int timeout_ms = timeout_ms_ * kRetestSlowdown;
+    Deadline budget = Deadline::InSeconds(kRetestBudgetS);
+    for (const auto& round : NicsRetestRounds(first, SelectNics(nodes_, first), untestable)) {
+      std::map<std::string, std::vector<size_t>> of_src;
+      std::vector<std::string> senders;
+      for (size_t i : round) {
+        if (of_src[first[i].src].empty()) senders.push_back(first[i].src);
+        of_src[first[i].src].push_back(i);
+      }
+      if (budget.Passed()) {
+        for (size_t i : round) out[i] = Unretested(first[i], "the retest budget of " +
+                                                                 std::to_string(kRetestBudgetS) +
+                                                                 " s was spent");
+        continue;
+      }
+      std::mutex mu;
+      ctx.fleet().ForEach(senders, [&](NodeState& s) {
+        const std::vector<size_t>& mine = of_src[s.node->name];
+        std::map<size_t, NicProbe> got = RetestFrom(s, first, mine, timeout_ms);
+        std::lock_guard<std::mutex> lock(mu);
+        out.insert(got.begin(), got.end());
+      });
+      for (size_t i : round) {
+        if (!out.count(i)) out[i] = Unretested(first[i], first[i].src + " was not usable");
+      }
+    }
+    return out;
+  }
+
+  static NicProbe Unretested(const NicProbe& first, const std::string& why) {
+    NicProbe p = first;
+    p.tcp_state = "error";
+    p.answered_by.clear();
+    p.note = why;
+    return p;
+  }
+
+  // One sender's part of a retest round: its probes `mine`, one at a time.
+  std::map<size_t, NicProbe> RetestFrom(NodeState& s, const std::vector<NicProbe>& first,
+                                        const std::vector<size_t>& mine, int timeout_ms) {
+    Peer& p = peers_[by_name_.at(s.node->name)];
+    Json send = Json::array();
+    for (size_t i : mine) send.push_back(peers_[origin_[i].first].targets[origin_[i].second]);
+    double budget_ms = 10000 + static_cast<double>(send.size()) * timeout_ms * (1 + kDfTries);
+    Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
+    Status st = s.agent->SendControl(p.id, "probe",
+                                     {{"targets", send}, {"tokens", Json(tokens_)},
+                                      {"timeout_ms", timeout_ms}, {"tries", kDfTries},
+                                      {"parallel", 1}}, d);
+    std::vector<Json> got;
+    if (st.ok()) st = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
+    std::map<size_t, NicProbe> out;
+    for (size_t i : mine) {
+      const Json* answer = nullptr;
+      for (const Json& a : got) {
+        if (a.value("node", "") == first[i].dst && a.value("addr", "") == first[i].addr) answer = &a;
+      }
+      if (answer == nullptr) {
+        out[i] = Unretested(first[i], p.name + "'s agent did not report the retest: " +
+                                          (st.ok() ? "no answer for it" : st.ToString()));
+        continue;
+      }
+      NicProbe np = ProbeFromAgent(p.name, *answer, node_of_token_);
+      np.src_nic = first[i].src_nic;
+      np.dst_nic = first[i].dst_nic;
+      out[i] = np;
+    }
+    return out;
+  }
+
+  void Judge(StageContext& ctx, const std::vector<NicProbe>& first,
+             const std::map<size_t, NicProbe>& retests) {
+    NicSelection sel = SelectNics(nodes_, LatestProbes(first, retests));
+    RetestCounts counts;
+    ctx.Record(ConfirmedNicsResults(first, retests, sel, &counts));
+    ctx.RecordRetests("nics", counts);
     std::vector<std::string> names;
     for (const Peer& p : peers_) {
       names.push_back(p.name);
@@ -305,8 +405,8 @@ class NicsStage : public Stage {
                               {"NCCL_IB_GID_INDEX", sel.ib_gid_index
                                                         ? Json(std::to_string(*sel.ib_gid_index))
                                                         : Json("")}});
-      ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include},
-                             {"oob_tcp_if_include", sel.tcp_if_include}});
+      // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
+      ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include}, {"note", kOobNote}});
       ctx.Select("addresses", Json(sel.address_of));
     }
     ctx.progress().Note("nics: " + (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
@@ -323,6 +423,7 @@ class NicsStage : public Stage {
   std::map<std::string, std::string> node_of_token_;
   std::vector<NodeNics> nodes_;
   std::vector<Subnet> subnets_;
+  std::vector<std::pair<size_t, size_t>> origin_;  // probe -> (peer, target)
 };
 
 }  // namespace

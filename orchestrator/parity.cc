@@ -9,6 +9,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/cuda_compat.h"
+#include "orchestrator/per_node_env.h"
 #include "orchestrator/version_pin.h"
 
 namespace cc {
@@ -80,6 +81,30 @@ const std::string* Get(const NodeFacts& n, const std::string& field) {
   return it == n.fields.end() ? nullptr : &it->second;
 }
 
+// Why `field` is unknown on n (its source failed), or null when it is not.
+const std::string* Unknown(const NodeFacts& n, const std::string& field) {
+  if (auto it = n.unknown.find(field); it != n.unknown.end()) return &it->second;
+  for (const auto& [pattern, why] : n.unknown) {
+    if (pattern.size() >= 2 && pattern.compare(pattern.size() - 2, 2, ".*") == 0 &&
+        field.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0) {
+      return &why;
+    }
+  }
+  return nullptr;
+}
+
+// The finding of a node where `field` is unknown: not judged, and why.
+ParityFinding UnknownFinding(const NodeFacts& n, const std::string& check,
+                             const std::string& field, const std::string& why) {
+  ParityFinding f;
+  f.node = n.node;
+  f.check = check;
+  f.outcome = Outcome::kSkip;
+  f.message = field + " unknown, not judged (" + why + ")";
+  f.evidence = Json{{"unknown", why}};
+  return f;
+}
+
 // What a node that reported nothing "has", in messages.
 std::string MissingLabel(const std::string& field) {
   return IsEnvField(field) ? "unset" : "not reported";
@@ -122,6 +147,10 @@ void JudgePin(const std::string& field, const std::string& pin_text,
       std::any_of(nodes.begin(), nodes.end(),
                   [&](const NodeFacts& n) { return Get(n, field) != nullptr; });
   for (const NodeFacts& n : nodes) {
+    if (const std::string* why = Unknown(n, field); why && pin.ok()) {
+      out.push_back(UnknownFinding(n, check, field, *why));
+      continue;
+    }
     const std::string* value = Get(n, field);
     ParityFinding f = Finding(n, check, Outcome::kError, "");
     f.value = value ? *value : "";
@@ -231,6 +260,34 @@ void JudgeMajority(const std::string& field, Outcome deviation,
   }
 }
 
+// The majority among the nodes where `field` is known; the others get a
+// `skip` finding in their place (input order is kept). Nothing when fewer
+// than 2 nodes know the field or none reported it.
+void JudgeMajorityOfKnown(const std::string& field, const std::vector<NodeFacts>& nodes,
+                          std::vector<ParityFinding>& out) {
+  std::vector<NodeFacts> known;
+  for (const NodeFacts& n : nodes) {
+    if (!Unknown(n, field)) known.push_back(n);
+  }
+  bool reported = std::any_of(known.begin(), known.end(),
+                              [&](const NodeFacts& n) { return Get(n, field) != nullptr; });
+  if (known.size() < 2 || !reported) return;
+  if (known.size() == nodes.size()) {
+    JudgeMajority(field, DeviationSeverity(field), nodes, out);
+    return;
+  }
+  std::vector<ParityFinding> judged;
+  JudgeMajority(field, DeviationSeverity(field), known, judged);
+  size_t next = 0;
+  for (const NodeFacts& n : nodes) {
+    if (const std::string* why = Unknown(n, field)) {
+      out.push_back(UnknownFinding(n, field, field, *why));
+    } else {
+      out.push_back(std::move(judged[next++]));
+    }
+  }
+}
+
 // ---- 3. compatibility rules -----------------------------------------------
 
 // A rule judges one node; nullopt when it does not apply there (no torch,
@@ -305,6 +362,10 @@ std::optional<ParityFinding> DriverForCuda(const NodeFacts& n) {
   if (!need) return std::nullopt;
   Json evidence = {{"cuda", need->cuda}, {"needed_by", need->by}};
   const std::string* driver = Get(n, "driver");
+  if (!driver && Unknown(n, "driver")) {
+    return Judged(Outcome::kSkip, "", "", "driver unknown, not judged (" + *Unknown(n, "driver") + ")",
+                  evidence);
+  }
   if (!driver) return NoDriver(n, "driver", "", need->by + " needs a driver", evidence);
   CompatVerdict v = JudgeDriverForCuda(*driver, need->cuda, need->by);
   if (std::optional<std::string> d = MinimumDriverFor(need->cuda)) {
@@ -321,6 +382,10 @@ std::optional<ParityFinding> CudaDriverForCuda(const NodeFacts& n) {
   if (!need) return std::nullopt;
   Json evidence = {{"cuda", need->cuda}, {"needed_by", need->by}};
   const std::string* have = Get(n, "cuda_driver");
+  if (!have && Unknown(n, "cuda_driver")) {
+    return Judged(Outcome::kSkip, "", ">=" + need->cuda,
+                  "cuda_driver unknown, not judged (" + *Unknown(n, "cuda_driver") + ")", evidence);
+  }
   if (!have) {
     return NoDriver(n, "cuda_driver", ">=" + need->cuda,
                     need->by + " needs CUDA " + need->cuda, evidence);
@@ -334,6 +399,15 @@ std::optional<ParityFinding> GpusExpected(const NodeFacts& n) {
   const std::string want = std::to_string(*n.expected_gpus);
   const std::string* count = Get(n, "gpu_count");
   uint64_t have = 0;
+  if (!count && Unknown(n, "gpu_count")) {
+    return Judged(Outcome::kSkip, "", want,
+                  "GPU count unknown, not judged (" + *Unknown(n, "gpu_count") + ")");
+  }
+  if (!count && *n.expected_gpus == 0) {
+    // No NVIDIA driver reports a count on a CPU node: that is what the
+    // inventory says it is.
+    return Judged(Outcome::kPass, "0", want, "has no GPU, as the inventory says");
+  }
   if (!count) {
     return Judged(Outcome::kFail, "", want,
                   "reports no GPU count, inventory says " + want);
@@ -358,6 +432,10 @@ bool IsUnlimited(const std::string& v) {
 std::optional<ParityFinding> MemlockForRdma(const NodeFacts& n) {
   if (!n.has_ib) return std::nullopt;
   const std::string* v = Get(n, "memlock");
+  if (!v && Unknown(n, "memlock")) {
+    return Judged(Outcome::kSkip, "", "unlimited",
+                  "memlock unknown, not judged (" + *Unknown(n, "memlock") + ")");
+  }
   if (!v) {
     return Judged(Outcome::kError, "", "unlimited",
                   "memlock not reported; RDMA needs memlock unlimited");
@@ -508,12 +586,9 @@ std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
     auto pin = opts.expect.find(field);
     if (pin != opts.expect.end()) JudgePin(field, pin->second, nodes, out);
     const FieldPolicy* policy = PolicyOf(field);
-    bool reported = std::any_of(
-        nodes.begin(), nodes.end(),
-        [&](const NodeFacts& n) { return Get(n, field) != nullptr; });
-    if (nodes.size() >= 2 && reported && (!policy || policy->majority)) {
-      JudgeMajority(field, DeviationSeverity(field), nodes, out);
-    }
+    if (policy && !policy->majority) continue;
+    if (IsPerNodeEnv(EnvVarOfField(field))) continue;  // meant to differ
+    JudgeMajorityOfKnown(field, nodes, out);
   }
   for (const ParityRule& rule : kParityRules) {
     if (Ignored(rule.check, opts.ignore)) continue;

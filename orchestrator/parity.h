@@ -27,6 +27,12 @@ struct NodeFacts {
   std::map<std::string, std::string> fields;
   std::optional<int> expected_gpus;  // the inventory's `gpus`, when given
   bool has_ib = false;               // the node has InfiniBand/RoCE devices
+  // Fields whose source failed or timed out (facts_fields.h UnknownFields):
+  // field, or "prefix.*" for all fields under it, -> why it is unknown.
+  // Unknown is not "nothing": such a field is never voted, pinned or ruled
+  // on for this node; its findings are `skip` naming the reason (the facts
+  // stage gives the node the `error`).
+  std::map<std::string, std::string> unknown;
 };
 
 struct ParityOptions {
@@ -56,9 +62,11 @@ Outcome DeviationSeverity(const std::string& field);
 // Judges all nodes. Findings come grouped by check (known fields in table
 // order, then the rest by name, then the rules), nodes in input order
 // within a check. A judged field gives every node one finding, so the
-// matrix is complete. The majority needs 2+ nodes and a field that at
-// least one node reported; a node missing such a field deviates. Never
-// fails: a bad pin is an `error` finding on every node.
+// matrix is complete. The majority needs 2+ nodes whose field is not
+// unknown, and at least one that reported it; a node missing such a field
+// deviates, a node where it is unknown is `skip` and counts for no side.
+// Environment variables meant to differ per node (per_node_env.h) are not
+// voted. Never fails: a bad pin is an `error` finding on every node.
 std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
                                        const ParityOptions& opts);
 

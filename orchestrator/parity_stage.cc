@@ -21,6 +21,7 @@ class ParityStage : public Stage {
       NodeFacts nf;
       nf.node = n.name;
       nf.fields = FlattenFacts(it->second);
+      nf.unknown = UnknownFields(it->second);
       nf.expected_gpus = n.gpus;
       const Json& ib = it->second.value("rdma", Json::object()).value("ib_devices", Json::array());
       nf.has_ib = ib.is_array() && !ib.empty();

@@ -367,6 +367,41 @@ TEST(ParityRules, GpuCountAgainstTheInventory) {
   EXPECT_EQ(f[2].outcome, Outcome::kFail);
 }
 
+TEST(ParityRules, CpuNodeDeclaredWithZeroGpusThatHasNonePasses) {
+  // Issue 17: "ccn[01-08] have nothing; expected 0" on a healthy CPU cluster.
+  auto nodes = Cluster(3, {{"kernel", "6.1"}});
+  for (NodeFacts& n : nodes) n.expected_gpus = 0;
+  auto findings = JudgeParity(nodes, {});
+  auto f = Only(findings, "gpus_expected");
+  ASSERT_EQ(f.size(), 3u);
+  for (const ParityFinding& g : f) {
+    EXPECT_EQ(g.outcome, Outcome::kPass) << g.node << ": " << g.message;
+    EXPECT_EQ(g.message, "has no GPU, as the inventory says");
+  }
+  for (const ParityFinding& g : findings) EXPECT_EQ(g.outcome, Outcome::kPass) << g.check;
+}
+
+TEST(ParityRules, ZeroGpusDeclaredButSomeFoundFails) {
+  auto nodes = Cluster(2, {{"gpu_count", "2"}});
+  nodes[0].expected_gpus = 0;
+  auto f = Only(JudgeParity(nodes, {}), "gpus_expected");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].outcome, Outcome::kFail);
+  EXPECT_EQ(f[0].message, "has 2 GPUs, inventory says 0");
+}
+
+TEST(ParityRules, UnknownGpuCountIsNotJudgedAgainstTheInventory) {
+  auto nodes = Cluster(2, {{"gpu_count", "8"}});
+  for (NodeFacts& n : nodes) n.expected_gpus = 8;
+  nodes[1].fields.erase("gpu_count");
+  nodes[1].unknown["gpu_count"] = "gpu: NVML did not return within 60 s (a hung GPU or driver?)";
+  auto f = Only(JudgeParity(nodes, {}), "gpus_expected");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].outcome, Outcome::kPass);
+  EXPECT_EQ(f[1].outcome, Outcome::kSkip);
+  EXPECT_THAT(f[1].message, HasSubstr("unknown, not judged (gpu: NVML did not return within 60 s"));
+}
+
 TEST(ParityRules, GpuCountIsNotJudgedWithoutAnExpectation) {
   auto findings = JudgeParity(Cluster(2, {{"gpu_count", "8"}}), {});
   EXPECT_FALSE(HasCheck(findings, "gpus_expected"));
@@ -491,6 +526,109 @@ TEST(ParityNextStep, EveryRuleHasItsOwnRemedy) {
             "upgrade the NVIDIA driver on gpu004 to one for CUDA 13.0 or newer, or "
             "install a torch/NCCL built for an older CUDA");
   EXPECT_EQ(ParityNextStep("driver", "gpu004", "550.54.15"), "");
+}
+
+// ---- unknown is not "nothing" (issue 17) -----------------------------------
+
+// 8 nodes with Open MPI 4.1.4; on `unknown_nodes` ompi_info timed out.
+std::vector<NodeFacts> MpiClusterWithUnknown(const std::vector<int>& unknown_nodes) {
+  auto nodes = Cluster(8, {{"openmpi", "4.1.4"}, {"kernel", "6.1"}});
+  for (int i : unknown_nodes) {
+    nodes[i].fields.erase("openmpi");
+    nodes[i].unknown["openmpi"] = "mpi: ompi_info --parsable did not finish within 15 s";
+  }
+  return nodes;
+}
+
+TEST(JudgeParity, UnknownIsNeverVotedAsADifference) {
+  auto findings = Only(JudgeParity(MpiClusterWithUnknown({2, 5}), {}), "openmpi");
+  ASSERT_EQ(findings.size(), 8u);
+  for (size_t i = 0; i < findings.size(); ++i) {
+    EXPECT_EQ(findings[i].node, Name(static_cast<int>(i) + 1)) << "input order";
+    bool unknown = i == 2 || i == 5;
+    EXPECT_EQ(findings[i].outcome, unknown ? Outcome::kSkip : Outcome::kPass)
+        << findings[i].node << ": " << findings[i].message;
+  }
+  EXPECT_EQ(findings[2].message,
+            "openmpi unknown, not judged (mpi: ompi_info --parsable did not finish within 15 s)");
+  // The majority counts only the nodes that know: 6 of 6.
+  EXPECT_EQ(findings[0].evidence["majority_count"], 6);
+  EXPECT_THAT(findings[0].message, HasSubstr("6 of 6 nodes"));
+}
+
+TEST(JudgeParity, UnknownOnMostNodesLeavesTheRestToTheirOwnMajority) {
+  // 9 of 64 in the issue; here 5 of 8: the 3 that know still agree.
+  auto findings = Only(JudgeParity(MpiClusterWithUnknown({0, 1, 2, 3, 4}), {}), "openmpi");
+  ASSERT_EQ(findings.size(), 8u);
+  for (const ParityFinding& f : findings) EXPECT_NE(f.outcome, Outcome::kFail) << f.node;
+  EXPECT_EQ(findings[7].outcome, Outcome::kPass);
+}
+
+TEST(JudgeParity, UnknownNeverOutvotesOrTiesAKnownDeviation) {
+  // A real odd node is still named when others are unknown.
+  auto nodes = MpiClusterWithUnknown({1, 2, 3});
+  nodes[7].fields["openmpi"] = "4.0.3";
+  auto findings = Only(JudgeParity(nodes, {}), "openmpi");
+  const ParityFinding* odd = Find(findings, Name(8), "openmpi");
+  ASSERT_NE(odd, nullptr);
+  EXPECT_EQ(odd->outcome, Outcome::kFail);
+  EXPECT_EQ(odd->expected, "4.1.4");
+}
+
+TEST(JudgeParity, OneNodeKnowingIsNoMajority) {
+  auto findings = JudgeParity(MpiClusterWithUnknown({1, 2, 3, 4, 5, 6, 7}), {});
+  EXPECT_FALSE(HasCheck(findings, "openmpi"));
+}
+
+TEST(JudgeParity, UnknownPrefixCoversEveryFieldUnderIt) {
+  auto nodes = Cluster(3, {{"nccl_env.NCCL_IB_HCA", "mlx5"}});
+  nodes[2].fields.clear();
+  nodes[2].unknown["nccl_env.*"] = "nccl_env: login shell: bash -lc 'env -0': did not finish within 5 s";
+  ParityOptions o;
+  o.expect["nccl_env.NCCL_IB_HCA"] = "mlx5";
+  auto findings = JudgeParity(nodes, o);
+  for (const char* check : {"nccl_env.NCCL_IB_HCA", "expect.nccl_env.NCCL_IB_HCA"}) {
+    const ParityFinding* f = Find(findings, Name(3), check);
+    ASSERT_NE(f, nullptr) << check;
+    EXPECT_EQ(f->outcome, Outcome::kSkip) << check;
+    EXPECT_THAT(f->message, HasSubstr("login shell")) << check;
+    EXPECT_EQ(Find(findings, Name(1), check)->outcome, Outcome::kPass) << check;
+  }
+}
+
+TEST(JudgeParity, UnknownDriverIsNotJudgedByTheCudaRules) {
+  auto nodes = Cluster(2, {{"driver", "550.54.15"}, {"cuda_driver", "12.4"}, {"nccl", "2.21.5+cuda12.4"}});
+  nodes[1].fields.erase("driver");
+  nodes[1].fields.erase("cuda_driver");
+  nodes[1].unknown["driver"] = "gpu: NVML did not return within 180 s";
+  nodes[1].unknown["cuda_driver"] = "cuda: cuInit did not return within 180 s";
+  nodes[1].expected_gpus = 8;
+  auto findings = JudgeParity(nodes, {});
+  EXPECT_EQ(Find(findings, Name(2), "driver_for_cuda")->outcome, Outcome::kSkip);
+  EXPECT_EQ(Find(findings, Name(2), "cuda_driver_for_cuda")->outcome, Outcome::kSkip);
+  for (const ParityFinding& f : findings) EXPECT_NE(f.outcome, Outcome::kFail) << f.check;
+}
+
+// ---- per-node env is not voted (issue 17) --------------------------------
+
+TEST(JudgeParity, EnvMeantToDifferPerNodeIsNotVoted) {
+  auto nodes = Cluster(3, {{"nccl_env.NCCL_SOCKET_IFNAME", "eth0"}});
+  for (int i = 0; i < 3; ++i) {
+    nodes[i].fields["nccl_env.NCCL_HOSTID"] = "host" + std::to_string(i);
+    nodes[i].fields["env.SLURM_NODEID"] = std::to_string(i);
+  }
+  nodes[2].fields["env.CUDA_VISIBLE_DEVICES"] = "0,1";  // only one node sets it
+  auto findings = JudgeParity(nodes, {});
+  EXPECT_FALSE(HasCheck(findings, "nccl_env.NCCL_HOSTID"));
+  EXPECT_FALSE(HasCheck(findings, "env.SLURM_NODEID"));
+  EXPECT_FALSE(HasCheck(findings, "env.CUDA_VISIBLE_DEVICES"));
+  EXPECT_EQ(Only(findings, "nccl_env.NCCL_SOCKET_IFNAME").size(), 3u);
+  // A pin on one of them still applies.
+  ParityOptions o;
+  o.expect["nccl_env.NCCL_HOSTID"] = "host0";
+  auto pinned = Only(JudgeParity(nodes, o), "expect.nccl_env.NCCL_HOSTID");
+  ASSERT_EQ(pinned.size(), 3u);
+  EXPECT_EQ(pinned[1].outcome, Outcome::kFail);
 }
 
 }  // namespace

@@ -64,12 +64,14 @@ Result<PortsSettings> ReadPortsSettings(const Json& settings) {
   out.ephemeral_samples = IntOr(settings, "ephemeral_samples", out.ephemeral_samples);
   out.timeout_ms = IntOr(settings, "timeout_ms", out.timeout_ms);
   out.parallel = IntOr(settings, "parallel", out.parallel);
+  out.senders_per_receiver = IntOr(settings, "senders_per_receiver", out.senders_per_receiver);
   if (out.ephemeral_samples < 0 || out.ephemeral_samples > kMaxEphemeralSamples) {
     return Status::BadInventory("stages.ports.ephemeral_samples: expected 0.." +
                                 std::to_string(kMaxEphemeralSamples));
   }
-  if (out.timeout_ms < 1 || out.parallel < 1) {
-    return Status::BadInventory("stages.ports: timeout_ms and parallel must be >= 1");
+  if (out.timeout_ms < 1 || out.parallel < 1 || out.senders_per_receiver < 1) {
+    return Status::BadInventory(
+        "stages.ports: timeout_ms, parallel and senders_per_receiver must be >= 1");
   }
   return out;
 }
@@ -116,6 +118,14 @@ Status ParseListening(const Json& d, ReceiverInfo* info) {
   return Status::Ok();
 }
 
+std::vector<int> ListenPorts(const std::vector<int>& listed, std::optional<int> ssh_port) {
+  std::vector<int> out;
+  for (int p : listed) {
+    if (!ssh_port || p != *ssh_port) out.push_back(p);
+  }
+  return out;
+}
+
 std::vector<PlannedProbe> PlanProbes(const std::vector<std::string>& senders,
                                      const std::vector<ReceiverInfo>& receivers,
                                      const std::vector<int>& listed) {
@@ -152,6 +162,21 @@ std::string WithNote(std::string m, const std::string& note) {
   return note.empty() ? m : m + " (" + note + ")";
 }
 
+// The ssh port is held by its expected owner, sshd: its banner
+// ("SSH-2.0-...") is the answer that counts as open. A port that answers
+// something else is held by an unexpected process. No line at all is still
+// open: sshd drops unauthenticated connections past its MaxStartups, and a
+// connect that succeeded proves the path.
+ProbeJudgement JudgeSsh(const PlannedProbe& p, const std::string& reply, const std::string& note) {
+  if (reply.rfind("SSH-", 0) == 0) return {"open", Outcome::kPass, "sshd answered \"" + reply + "\""};
+  if (reply.empty()) {
+    return {"open", Outcome::kPass, WithNote("connected to sshd's port; no banner came back", note)};
+  }
+  return {"in-use", Outcome::kWarn,
+          Where(p) + " is " + p.dst + "'s ssh port, but it answers \"" + reply +
+              "\", not an SSH banner: another process holds it"};
+}
+
 }  // namespace
 
 ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
@@ -161,9 +186,7 @@ ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
   const std::string quoted = reply.empty() ? "" : " answering \"" + reply + "\"";
   if (agent_state == "open") return {"open", Outcome::kPass, ""};
   if (agent_state == "open-other") {
-    if (p.kind == PortKind::kSsh) {
-      return {"open", Outcome::kPass, "plain connect to sshd" + quoted};
-    }
+    if (p.kind == PortKind::kSsh) return JudgeSsh(p, reply, note);
     if (in_use) {
       return {"in-use", Outcome::kWarn,
               p.dst + " could not listen on tcp/" + std::to_string(p.port) + " (" + p.bind_error +

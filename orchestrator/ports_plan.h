@@ -3,8 +3,10 @@
 // state and outcome. Pure: no I/O; thread-safe.
 //
 // The port set of a receiver R:
-//   ssh        R's SSH port (node.ssh.port), probed as a plain connect:
-//              R's sshd holds it, so R's agent cannot listen there;
+//   ssh        R's SSH port (node.ssh.port, 22 by default): its expected
+//              holder is sshd, so R's agent does not try to listen there
+//              (even when [stages.ports].ports lists it) and the probe
+//              reads sshd's banner ("SSH-2.0-...") as the answer;
 //   listed     [stages.ports].ports (default 29500), ranges "lo-hi"
 //              expanded; R's agent listens on each and answers a token;
 //   ephemeral  a sample of R's net.ipv4.ip_local_port_range (default 8),
@@ -37,6 +39,10 @@ struct PortsSettings {
   // (Linux's first retransmission comes after 1 s) before we call it a DROP.
   int timeout_ms = 2000;
   int parallel = 256;                // connects in flight per node
+  // Senders that probe one receiver at once, at most (probe_pacer.h): the
+  // probes run in rounds of disjoint pairs, this many rounds at a time,
+  // fewer while connect times rise.
+  int senders_per_receiver = 8;
 };
 
 // Reads a [stages.ports] table (already type-checked by the inventory
@@ -57,6 +63,10 @@ struct ReceiverInfo {
   std::vector<int> ephemeral;  // the sample it listens on
   std::optional<std::pair<int, int>> ephemeral_range;
 };
+
+// The listed ports R's agent listens on: all but R's ssh port, which sshd
+// holds (no EADDRINUSE to report for the expected holder).
+std::vector<int> ListenPorts(const std::vector<int>& listed, std::optional<int> ssh_port);
 
 // Parses an agent's "listening" data into `info` (node, addr and ssh_port
 // are left as they are). kProtocol when a field has the wrong shape.

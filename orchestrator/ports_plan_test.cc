@@ -14,18 +14,22 @@ TEST(ReadPortsSettings, DefaultsToTheRendezvousPortAndEightEphemeralPorts) {
   EXPECT_EQ(s->ephemeral_samples, 8);
   EXPECT_GE(s->timeout_ms, 1);
   EXPECT_EQ(s->parallel, 256);
+  EXPECT_EQ(s->senders_per_receiver, 8);
 }
 
 TEST(ReadPortsSettings, ExpandsRangesSortsAndDropsDuplicates) {
   auto s = ReadPortsSettings({{"ports", {29500, "60000-60003", 22, 60001}},
                               {"ephemeral_samples", 0},
                               {"timeout_ms", 300},
-                              {"parallel", 32}});
+                              {"parallel", 32},
+                              {"senders_per_receiver", 2}});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->ports, (std::vector<int>{22, 29500, 60000, 60001, 60002, 60003}));
   EXPECT_EQ(s->ephemeral_samples, 0);
   EXPECT_EQ(s->timeout_ms, 300);
   EXPECT_EQ(s->parallel, 32);
+  EXPECT_EQ(s->senders_per_receiver, 2);
+  EXPECT_FALSE(ReadPortsSettings({{"senders_per_receiver", 0}}).ok());
 }
 
 TEST(ReadPortsSettings, AHugeRangeIsAnErrorNamingTheKey) {
@@ -141,6 +145,30 @@ TEST(JudgeProbe, MapsAgentStatesToStoredStatesAndOutcomes) {
   // But a DROP is still a DROP.
   EXPECT_EQ(j(Probe(PortKind::kListed, true, "EACCES: Permission denied"), "filtered").outcome,
             Outcome::kFail);
+}
+
+TEST(ListenPorts, LeavesTheSshPortToSshdWhenTheInventoryListsIt) {
+  EXPECT_EQ(ListenPorts({22, 29500}, 22), (std::vector<int>{29500}));
+  EXPECT_EQ(ListenPorts({2222, 29500}, 2222), (std::vector<int>{29500}));
+  EXPECT_EQ(ListenPorts({22, 29500}, 2222), (std::vector<int>{22, 29500}));
+  EXPECT_EQ(ListenPorts({22, 29500}, std::nullopt), (std::vector<int>{22, 29500}));
+}
+
+TEST(JudgeProbe, TheSshPortCountsOpenOnSshdsBannerAndInUseOnAnythingElse) {
+  std::map<std::string, std::string> tokens = {{"n2", "tok n2"}};
+  auto banner = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "SSH-2.0-OpenSSH_9.2p1",
+                           "", tokens);
+  EXPECT_EQ(banner.state, "open");
+  EXPECT_EQ(banner.outcome, Outcome::kPass);
+  auto other = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "HTTP/1.0 200 squatter", "",
+                          tokens);
+  EXPECT_EQ(other.state, "in-use");
+  EXPECT_EQ(other.outcome, Outcome::kWarn);
+  EXPECT_NE(other.message.find("not an SSH banner"), std::string::npos);
+  // sshd past MaxStartups closes without a banner: the path still works.
+  auto closed = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "",
+                           "connected, then closed without a word", tokens);
+  EXPECT_EQ(closed.outcome, Outcome::kPass);
 }
 
 TEST(ProbePhaseMs, CoversEveryRoundOfTimeoutsPlusSlack) {

@@ -2,24 +2,37 @@
 // in both directions, between every pair of usable nodes (DESIGN.md step
 // 5, issue 5). Three phases over every node's agent (agent/ports_command.cc):
 //   1. `ports`: each node listens on its port set and answers a token;
-//   2. `probe`: sent to every node at once; each connects to every other
-//      node's ports, `parallel` at a time;
+//   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
+//      node in one pair per round), as many rounds at once as the pacer's
+//      window (probe_pacer.h, at most senders_per_receiver): a receiver is
+//      probed by `window` senders at a time, each with a burst of all its
+//      ports. Then every fail/hang probe is retested quietly, one prober
+//      per receiver, with a 2.5x deadline (ports_retest.h, confirm.h);
 //   3. `stop`: every listener closes.
+// A node whose agent stops answering in phase 2 or 3 is lost (node_lost.h):
+// it is left out of the later batches and ends as one `node-lost` verdict.
 // Then one PairResult per (sender, receiver, port) in one transaction, a
 // NodeResult "listen" per node, and the attribution's verdicts as
 // NodeResults "verdict:<kind>" (ports_verdict.h); a summary goes to the
-// run's meta under "ports".
+// run's meta under "ports", the retest counts under "retests.ports".
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <random>
+#include <set>
 
 #include "common/hostlist.h"
 #include "orchestrator/agent_wait.h"
+#include "orchestrator/confirm.h"
+#include "orchestrator/node_lost.h"
 #include "orchestrator/ports_plan.h"
+#include "orchestrator/ports_retest.h"
 #include "orchestrator/ports_verdict.h"
+#include "orchestrator/probe_pacer.h"
+#include "orchestrator/schedule.h"
 #include "orchestrator/stages_decl.h"
 
 namespace cc {
@@ -27,6 +40,12 @@ namespace {
 
 constexpr double kListenTimeoutS = 30;
 constexpr double kStopTimeoutS = 15;
+// A retest waits this much longer than the first attempt (issue 17).
+constexpr double kRetestDeadlineFactor = 2.5;
+// Retests stop after this long; what is left keeps its first attempt,
+// unconfirmed. A whole node down costs kConfirmationsPerSymptom quiet
+// rounds, far below this.
+constexpr double kMaxRetestS = 120;
 
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
@@ -62,12 +81,18 @@ struct Peer {
   Status listen;           // phase 1
   ReceiverInfo info;
   Json listening;          // the agent's "listening" data
-  std::vector<size_t> targets;  // indexes into the plan, this node as sender
-  Status probe;            // phase 2
-  std::vector<Json> probes;     // the agent's answers, in target order
   Status stop;             // phase 3
-  Json timing = Json::object();  // send_ms, agent_ms, probe_ms
+  Json timing = Json::object();  // send_ms (max), agent_ms and probe_ms (sums)
 };
+
+// What a sender's agent said about one planned probe.
+struct Answer {
+  Json data;  // the agent's probe object, when `status` is ok
+  Status status = Status::Internal("not probed");
+};
+
+// Plan indices per sender for one batch of probes.
+using Targets = std::map<std::string, std::vector<size_t>>;
 
 class PortsStage : public Stage {
  public:
@@ -92,20 +117,33 @@ class PortsStage : public Stage {
     }
     std::string run_token = RandomHex(12);
     for (Peer& p : peers_) tokens_[p.name] = "clustercheck-ports " + run_token + " " + p.name;
-    ctx.progress().StartStage("ports", static_cast<long long>(peers_.size()) * 3, "steps");
-    auto t0 = Clock::now();
+    size_t rounds = RoundRobinRounds(Names()).size();
+    ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds),
+                              "steps");
+    start_ = Clock::now();
     Listen(ctx);
     auto t1 = Clock::now();
     Probe(ctx);
     auto t2 = Clock::now();
+    std::vector<PairResult> results = FirstResults();
+    Retest(ctx, &results);
+    auto t3 = Clock::now();
     Stop(ctx);
     ctx.progress().FinishStage();
-    Record(ctx, std::chrono::duration<double, std::milli>(t1 - t0).count(),
-           std::chrono::duration<double, std::milli>(t2 - t1).count());
+    auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    Record(ctx, std::move(results), ms(start_, t1), ms(t1, t2), ms(t2, t3));
     return Status::Ok();
   }
 
  private:
+  std::vector<std::string> Names() const {
+    std::vector<std::string> out;
+    for (const Peer& p : peers_) out.push_back(p.name);
+    return out;
+  }
+
   // The node's address on the network the nics stage selected, when it
   // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
@@ -116,15 +154,22 @@ class PortsStage : public Stage {
     return node.address;
   }
 
-  // The most targets one sender can get, for the agents' hold deadline.
-  size_t MaxTargets() const {
-    return (peers_.size() - 1) * (settings_.ports.size() + 1 + settings_.ephemeral_samples);
+  size_t PortsPerReceiver() const { return settings_.ports.size() + 1 + settings_.ephemeral_samples; }
+
+  // How long the agents hold their listeners without a "stop": every
+  // batch at its deadline (at most one per round), the retests' budget,
+  // and the other phases.
+  double HoldSeconds() const {
+    size_t rounds = peers_.size();
+    size_t burst = PortsPerReceiver() * static_cast<size_t>(settings_.senders_per_receiver);
+    return kListenTimeoutS + kStopTimeoutS + 60 + kMaxRetestS +
+           static_cast<double>(rounds) *
+               ProbePhaseMs(burst, settings_.parallel, settings_.timeout_ms) / 1000.0;
   }
 
   void Listen(StageContext& ctx) {
     bool ssh = ctx.inventory().transport != "local";
-    double hold_s = kListenTimeoutS + kStopTimeoutS + 60 +
-                    ProbePhaseMs(MaxTargets(), settings_.parallel, settings_.timeout_ms) / 1000.0;
+    double hold_s = HoldSeconds();
     ctx.fleet().ForEach({}, [&](NodeState& s) {
       auto it = by_name_.find(s.node->name);
       if (it == by_name_.end()) return;
@@ -133,7 +178,7 @@ class PortsStage : public Stage {
       p.info.addr = AddressOf(ctx, *s.node);
       if (ssh) p.info.ssh_port = s.node->ssh.port;
       Json args = {{"listen_addr", p.info.addr},
-                   {"ports", settings_.ports},
+                   {"ports", ListenPorts(settings_.ports, p.info.ssh_port)},
                    {"ephemeral_samples", settings_.ephemeral_samples},
                    {"token", tokens_[p.name]},
                    {"hold_s", hold_s}};
@@ -154,7 +199,7 @@ class PortsStage : public Stage {
     });
   }
 
-  void Probe(StageContext& ctx) {
+  void Plan() {
     std::vector<std::string> senders;
     std::vector<ReceiverInfo> receivers;
     for (const Peer& p : peers_) {
@@ -163,68 +208,153 @@ class PortsStage : public Stage {
       receivers.push_back(p.info);
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
-    for (size_t i = 0; i < plan_.size(); ++i) peers_[by_name_[plan_[i].src]].targets.push_back(i);
-    // Every sender gets its control line from its own worker, so all
-    // start together (a slow ssh write to one does not delay the rest).
+    answers_.assign(plan_.size(), Answer{});
+    for (size_t i = 0; i < plan_.size(); ++i) by_pair_[{plan_[i].src, plan_[i].dst}].push_back(i);
+  }
+
+  // Phase 2's burst: `window` rounds at a time, both directions of every
+  // pair of those rounds, each sender with all its receivers' ports in one
+  // control line.
+  void Probe(StageContext& ctx) {
+    Plan();
+    std::vector<std::string> listening;
+    for (const Peer& p : peers_) {
+      if (p.listen.ok()) listening.push_back(p.name);
+    }
+    std::vector<Round> rounds = RoundRobinRounds(listening);
+    ProbePacer pacer({.max_window = settings_.senders_per_receiver});
+    batches_ = Json::array();
+    for (size_t next = 0; next < rounds.size();) {
+      size_t w = std::min(rounds.size() - next, static_cast<size_t>(pacer.window()));
+      Targets targets;
+      for (size_t r = next; r < next + w; ++r) {
+        for (const auto& [a, b] : rounds[r]) {
+          if (Lost(a) || Lost(b)) continue;
+          for (const auto& [src, dst] : {NodePair{a, b}, NodePair{b, a}}) {
+            const auto& idx = by_pair_[{src, dst}];
+            targets[src].insert(targets[src].end(), idx.begin(), idx.end());
+          }
+        }
+      }
+      std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
+                          std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
+                          std::to_string(rounds.size());
+      auto t0 = Clock::now();
+      RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
+      std::vector<double> connect_ms = ConnectTimes(targets);
+      batches_.push_back({{"rounds", w},
+                          {"senders_per_receiver", w},
+                          {"p90_connect_ms", Percentile(connect_ms, 0.9)},
+                          {"ms", MsSince(t0)}});
+      pacer.OnBatch(std::move(connect_ms));
+      next += w;
+      ctx.progress().Advance(static_cast<long long>(w));
+    }
+  }
+
+  // Connect times of the probes of a batch that got an answer: the
+  // pacer's congestion signal.
+  std::vector<double> ConnectTimes(const Targets& targets) const {
+    std::vector<double> out;
+    for (const auto& [src, idx] : targets) {
+      for (size_t i : idx) {
+        const Answer& a = answers_[i];
+        if (!a.status.ok() || !a.data.contains("ms") || !a.data["ms"].is_number()) continue;
+        std::string st = a.data.value("state", "");
+        if (st == "open" || st == "open-other" || st == "refused" || st == "unreachable") {
+          out.push_back(a.data["ms"].get<double>());
+        }
+      }
+    }
+    return out;
+  }
+
+  // Sends every sender of `targets` its probes as one control line and
+  // waits for the answers, all senders at once. A sender whose agent stops
+  // answering is lost (node_lost.h).
+  void RunBatch(StageContext& ctx, const Targets& targets, int timeout_ms,
+                const std::string& phase, std::vector<Answer>* answers) {
+    std::vector<std::string> names;
+    for (const auto& [src, idx] : targets) {
+      if (!idx.empty() && !Lost(src)) names.push_back(src);
+    }
+    if (names.empty()) return;
     const Json tokens(tokens_);
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
+    const double alive_ms = SinceStartMs();
+    ctx.fleet().ForEach(names, [&](NodeState& s) {
       auto it = by_name_.find(s.node->name);
       if (it == by_name_.end()) return;
-      ProbeOne(peers_[it->second], tokens);
-      ctx.progress().Advance();
+      Peer& p = peers_[it->second];
+      Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, answers);
+      if (MeansNodeLost(st)) MarkLost(p.name, phase, alive_ms, st);
     });
   }
 
-  void ProbeOne(Peer& p, const Json& tokens) {
-    if (!p.listen.ok()) return;
+  Status ProbeOne(Peer& p, const std::vector<size_t>& idx, const Json& tokens, int timeout_ms,
+                  std::vector<Answer>* answers) {
     Json targets = Json::array();
-    for (size_t i : p.targets) {
+    for (size_t i : idx) {
       const PlannedProbe& pp = plan_[i];
       targets.push_back({{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port},
                          {"plain", pp.plain}});
     }
     auto start = Clock::now();
-    Deadline deadline = Deadline::In(
-        Millis(ProbePhaseMs(p.targets.size(), settings_.parallel, settings_.timeout_ms)));
-    p.probe = p.state->agent->SendControl(p.id, "probe",
-                                          {{"targets", targets},
-                                           {"tokens", tokens},
-                                           {"timeout_ms", settings_.timeout_ms},
-                                           {"parallel", settings_.parallel}},
-                                          deadline);
-    p.timing["send_ms"] = MsSince(start);
-    if (p.probe.ok()) {
+    Deadline deadline = Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
+    Status st = p.state->agent->SendControl(p.id, "probe",
+                                            {{"targets", targets},
+                                             {"tokens", tokens},
+                                             {"timeout_ms", timeout_ms},
+                                             {"parallel", settings_.parallel}},
+                                            deadline);
+    p.timing["send_ms"] = std::max(p.timing.value("send_ms", 0.0), MsSince(start));
+    std::vector<Json> got;
+    if (st.ok()) {
       Json last;
-      p.probe = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &p.probes, &last);
-      if (last.is_object() && last.contains("elapsed_ms")) p.timing["agent_ms"] = last["elapsed_ms"];
+      st = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &got, &last);
+      if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
+        p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
+      }
     }
-    p.timing["probe_ms"] = MsSince(start);
-    if (p.probe.ok() && p.probes.size() != p.targets.size()) {
-      p.probe = Status::Protocol("agent answered " + std::to_string(p.probes.size()) +
-                                 " probes for " + std::to_string(p.targets.size()) + " targets");
+    p.timing["probe_ms"] = p.timing.value("probe_ms", 0.0) + MsSince(start);
+    if (st.ok() && got.size() != idx.size()) {
+      st = Status::Protocol("agent answered " + std::to_string(got.size()) + " probes for " +
+                            std::to_string(idx.size()) + " targets");
     }
+    for (size_t k = 0; k < idx.size(); ++k) {
+      Answer& a = (*answers)[idx[k]];
+      a.status = st;
+      if (st.ok()) a.data = got[k];
+    }
+    return st;
   }
 
-  void Stop(StageContext& ctx) {
-    for (Peer& p : peers_) {
-      if (p.id < 0) continue;
-      p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
-                                           Deadline::InSeconds(kStopTimeoutS));
-    }
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
-      if (p.id >= 0 && p.stop.ok()) {
-        std::vector<Json> unused;
-        Status got = WaitForResult(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
-                             false, &unused);
-        // The `end` follows "stopped"; a listener failure ends with an error.
-        p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
-      }
-      ctx.progress().Advance();
-    });
+  bool Lost(const std::string& node) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lost_.count(node) > 0;
   }
+
+  double SinceStartMs() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
+
+  void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
+                const Status& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lost_.count(node)) return;
+    lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
+  }
+
+  std::set<std::string> LostNames() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::set<std::string> out;
+    for (const auto& [name, l] : lost_) out.insert(name);
+    return out;
+  }
+
+  PairResult Judge(size_t i, const Answer& a) const;
+  std::vector<PairResult> FirstResults() const;
+  void Retest(StageContext& ctx, std::vector<PairResult>* results);
+  void Stop(StageContext& ctx);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
                    Outcome o, const std::string& message, Json evidence,
@@ -232,9 +362,11 @@ class PortsStage : public Stage {
     ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
   }
 
-  void Record(StageContext& ctx, double listen_ms, double probe_ms);
+  void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms,
+              double probe_ms, double retest_ms);
   void RecordListen(StageContext& ctx, const Peer& p);
-  std::vector<PairResult> PairResults(std::vector<PortCell>* cells);
+  std::vector<PortCell> HideLost(std::vector<PairResult>* results) const;
+  std::vector<PairResult> NeverListened() const;
   void RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells);
 
   PortsSettings settings_;
@@ -242,7 +374,126 @@ class PortsStage : public Stage {
   std::map<std::string, size_t> by_name_;
   std::map<std::string, std::string> tokens_;
   std::vector<PlannedProbe> plan_;
+  std::vector<Answer> answers_;  // first attempts, by plan index
+  std::map<NodePair, std::vector<size_t>> by_pair_;
+  Json batches_ = Json::array();
+  RetestCounts retests_;
+  int retests_skipped_ = 0;
+  Clock::time_point start_;
+  mutable std::mutex mu_;
+  std::map<std::string, LostNode> lost_;
 };
+
+PairResult PortsStage::Judge(size_t i, const Answer& a) const {
+  const PlannedProbe& pp = plan_[i];
+  PairResult r;
+  r.stage = "ports";
+  r.src = pp.src;
+  r.dst = pp.dst;
+  r.check = "tcp/" + std::to_string(pp.port);
+  r.evidence = {{"kind", PortKindName(pp.kind)}, {"addr", pp.addr}};
+  if (!pp.bind_error.empty()) r.evidence["bind_error"] = pp.bind_error;
+  if (!a.status.ok()) {
+    r.outcome = OutcomeOfWait(a.status);
+    r.state = "error";
+    r.message = pp.src + "'s agent did not report its probes: " + a.status.ToString();
+    return r;
+  }
+  const Json& d = a.data;
+  ProbeJudgement j = JudgeProbe(pp, d.value("state", ""), d.value("reply", ""),
+                                d.value("note", ""), tokens_);
+  r.outcome = j.outcome;
+  r.state = j.state;
+  r.message = j.message;
+  for (const char* key : {"ms", "errno", "reply", "note"}) {
+    if (d.contains(key)) r.evidence[key] = d[key];
+  }
+  return r;
+}
+
+std::vector<PairResult> PortsStage::FirstResults() const {
+  std::vector<PairResult> out;
+  for (size_t i = 0; i < plan_.size(); ++i) out.push_back(Judge(i, answers_[i]));
+  return out;
+}
+
+// Confirmation: every fail/hang of the burst again, one prober per
+// receiver (QuietRounds), with a longer deadline; a symptom confirmed by
+// kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
+void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
+  std::vector<size_t> failed;
+  for (size_t i : ToConfirm(*results)) {
+    if (!Lost(plan_[i].src) && !Lost(plan_[i].dst)) failed.push_back(i);
+  }
+  if (failed.empty()) {
+    ctx.RecordRetests("ports", retests_);
+    return;
+  }
+  int timeout_ms = static_cast<int>(std::ceil(settings_.timeout_ms * kRetestDeadlineFactor));
+  std::vector<Outcome> first;
+  for (const PairResult& r : *results) first.push_back(r.outcome);
+  SymptomBudget budget(plan_, first);
+  Deadline budget_time = Deadline::InSeconds(kMaxRetestS);
+  std::vector<Answer> second(plan_.size());
+  auto rounds = RetestRounds(plan_, failed);
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    Targets targets;
+    for (const RetestPair& p : rounds[r]) {
+      if (Lost(p.src) || Lost(p.dst)) continue;
+      for (size_t i : p.probes) {
+        if (!budget.Covered(plan_[i]) && !budget_time.Passed()) targets[p.src].push_back(i);
+      }
+    }
+    RunBatch(ctx, targets, timeout_ms,
+             "retest round " + std::to_string(r + 1) + " of " + std::to_string(rounds.size()),
+             &second);
+    for (const auto& [src, idx] : targets) {
+      for (size_t i : idx) {
+        PairResult merged = Confirm((*results)[i], Judge(i, second[i]));
+        if (merged.evidence.value("confirmation", "") == kConfirmed) budget.Confirmed(plan_[i]);
+        retests_.Add(merged);
+        (*results)[i] = std::move(merged);
+      }
+    }
+  }
+  // What was not retested keeps its first attempt, and says why.
+  for (size_t i : failed) {
+    PairResult& r = (*results)[i];
+    if (r.evidence.contains("confirmation")) continue;
+    r.evidence["confirmation"] = kUnconfirmed;
+    r.evidence["not_retested"] =
+        budget.Covered(plan_[i])
+            ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src + "'s) was confirmed by " +
+                  std::to_string(kConfirmationsPerSymptom) + " retests from other peers"
+            : "a node of the pair was lost, or the retest time budget was spent";
+    ++retests_skipped_;
+  }
+  ctx.RecordRetests("ports", retests_);
+}
+
+void PortsStage::Stop(StageContext& ctx) {
+  const double alive_ms = SinceStartMs();
+  for (Peer& p : peers_) {
+    if (p.id < 0 || Lost(p.name)) continue;
+    p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
+                                         Deadline::InSeconds(kStopTimeoutS));
+    if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
+  }
+  ctx.fleet().ForEach({}, [&](NodeState& s) {
+    auto it = by_name_.find(s.node->name);
+    if (it == by_name_.end()) return;
+    Peer& p = peers_[it->second];
+    if (p.id >= 0 && p.stop.ok() && !Lost(p.name)) {
+      std::vector<Json> unused;
+      Status got = WaitForResult(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
+                                 false, &unused);
+      // The `end` follows "stopped"; a listener failure ends with an error.
+      p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
+      if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
+    }
+    ctx.progress().Advance();
+  });
+}
 
 void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   Json ev = p.listening.is_object() ? p.listening : Json::object();
@@ -264,7 +515,10 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   }
   std::string note = p.listening.value("note", std::string());
   if (!note.empty()) msg += "; " + note;
-  if (!p.stop.ok()) {
+  if (Lost(p.name)) {
+    // The node-lost verdict says it all; this row is what it did before.
+    msg += "; then the node was lost (" + lost_.at(p.name).phase + ")";
+  } else if (!p.stop.ok()) {
     msg += "; stop not confirmed (" + p.stop.ToString() +
            "): its listeners close when the agent exits at the end of the run";
     o = Worse(o, Outcome::kError);
@@ -272,39 +526,30 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   RecordNode(ctx, p.name, "listen", o, msg, ev);
 }
 
-std::vector<PairResult> PortsStage::PairResults(std::vector<PortCell>* cells) {
-  std::vector<PairResult> out;
-  for (const Peer& sender : peers_) {
-    for (size_t k = 0; k < sender.targets.size(); ++k) {
-      const PlannedProbe& pp = plan_[sender.targets[k]];
-      PairResult r;
-      r.stage = "ports";
-      r.src = pp.src;
-      r.dst = pp.dst;
-      r.check = "tcp/" + std::to_string(pp.port);
-      r.evidence = {{"kind", PortKindName(pp.kind)}, {"addr", pp.addr}};
-      if (!pp.bind_error.empty()) r.evidence["bind_error"] = pp.bind_error;
-      if (!sender.probe.ok()) {
-        r.outcome = OutcomeOfWait(sender.probe);
-        r.state = "error";
-        r.message = pp.src + "'s agent did not report its probes: " + sender.probe.ToString();
-      } else {
-        const Json& a = sender.probes[k];
-        ProbeJudgement j = JudgeProbe(pp, a.value("state", ""), a.value("reply", ""),
-                                      a.value("note", ""), tokens_);
-        r.outcome = j.outcome;
-        r.state = j.state;
-        r.message = j.message;
-        for (const char* key : {"ms", "errno", "reply", "note"}) {
-          if (a.contains(key)) r.evidence[key] = a[key];
-        }
-      }
-      cells->push_back({pp.src, pp.dst, pp.port, pp.kind, r.state, r.outcome});
-      out.push_back(std::move(r));
+// Results that a lost node leaves without a verdict become skips (their
+// node-lost verdict explains them); returns the cells for attribution.
+std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) const {
+  std::set<std::string> lost = LostNames();
+  std::vector<PortCell> cells;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    PairResult& r = (*results)[i];
+    if (HiddenByLoss(r.src, r.dst, r.outcome, lost)) {
+      const std::string& who = lost.count(r.dst) ? r.dst : r.src;
+      r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
+                             {"message", r.message}};
+      r.outcome = Outcome::kSkip;
+      r.state = kNodeLostState;
+      r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
     }
+    cells.push_back({plan_[i].src, plan_[i].dst, plan_[i].port, plan_[i].kind, r.state, r.outcome});
   }
-  // Pairs with a node whose agent never listened (so it neither received
-  // nor sent): one error per listed port, with the reason.
+  return cells;
+}
+
+// Pairs with a node whose agent never listened (so it neither received
+// nor sent): one error per listed port, with the reason.
+std::vector<PairResult> PortsStage::NeverListened() const {
+  std::vector<PairResult> out;
   for (const Peer& sender : peers_) {
     for (const Peer& receiver : peers_) {
       if (&sender == &receiver || (sender.listen.ok() && receiver.listen.ok())) continue;
@@ -332,7 +577,16 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
     nodes.push_back(p.name);
     if (p.info.ephemeral_range) ranges[p.name] = *p.info.ephemeral_range;
   }
-  for (const PortVerdict& v : AttributePorts(nodes, cells, ranges)) {
+  std::vector<PortVerdict> verdicts;
+  for (const auto& [name, lost] : lost_) {
+    std::vector<PortCell> before;
+    for (const PortCell& c : cells) {
+      if ((c.src == name || c.dst == name) && c.state != kNodeLostState) before.push_back(c);
+    }
+    verdicts.push_back(NodeLostVerdict(lost, before));
+  }
+  for (PortVerdict& v : AttributePorts(nodes, cells, ranges)) verdicts.push_back(std::move(v));
+  for (const PortVerdict& v : verdicts) {
     Json ev = v.evidence;
     ev["kind"] = v.kind;
     ev["nodes"] = v.nodes;
@@ -349,10 +603,11 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
   }
 }
 
-void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms) {
+void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double listen_ms,
+                        double probe_ms, double retest_ms) {
   for (const Peer& p : peers_) RecordListen(ctx, p);
-  std::vector<PortCell> cells;
-  std::vector<PairResult> pairs = PairResults(&cells);
+  std::vector<PortCell> cells = HideLost(&pairs);
+  for (PairResult& r : NeverListened()) pairs.push_back(std::move(r));
   Json by_state = Json::object();
   double agent_max = 0, send_max = 0;
   for (const Peer& p : peers_) {
@@ -366,24 +621,35 @@ void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms) {
   size_t n = pairs.size();
   ctx.Record(std::move(pairs));
   RecordVerdicts(ctx, cells);
+  Json lost = Json::array();
+  for (const auto& [name, l] : lost_) lost.push_back({{"node", name}, {"phase", l.phase}});
   Json summary = {{"nodes", peers_.size()},
                   {"ports", settings_.ports},
                   {"ephemeral_samples", settings_.ephemeral_samples},
                   {"timeout_ms", settings_.timeout_ms},
                   {"parallel", settings_.parallel},
+                  {"senders_per_receiver", settings_.senders_per_receiver},
                   {"probes", plan_.size()},
                   {"results", n},
                   {"by_state", by_state},
+                  {"batches", batches_},
+                  {"retests", retests_.ToJson()},
+                  {"retests_skipped", retests_skipped_},
+                  {"lost", lost},
                   {"listen_ms", listen_ms},
                   {"probe_ms", probe_ms},
+                  {"retest_ms", retest_ms},
                   {"agent_probe_ms_max", agent_max},
                   {"send_ms_max", send_max}};
   Status s = ctx.store().SetRunMeta(ctx.run_id(), "ports", summary);
   if (!s.ok()) ctx.progress().Note("ports: summary not stored: " + s.ToString());
-  char line[160];
-  std::snprintf(line, sizeof line, "ports: %zu probes between %zu nodes in %.2f s (%.0f/s)",
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "ports: %zu probes between %zu nodes in %.2f s (%.0f/s, %zu batches), %d retests "
+                "in %.2f s",
                 plan_.size(), peers_.size(), probe_ms / 1000,
-                probe_ms > 0 ? plan_.size() / (probe_ms / 1000) : 0.0);
+                probe_ms > 0 ? plan_.size() / (probe_ms / 1000) : 0.0, batches_.size(),
+                retests_.retested, retest_ms / 1000);
   ctx.progress().Note(line + std::string(": ") + by_state.dump());
 }
 

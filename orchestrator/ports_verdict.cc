@@ -368,6 +368,10 @@ class Attribution {
     std::map<Key, std::vector<std::string>> fold;
     for (const auto& [r, b] : blocked) {
       if (b.eph.empty() || eph_idx[r].empty() || explained_[eph_idx[r].front()]) continue;
+      if (sender_verdict_.count(r)) {
+        OneRuleBothWays(r, eph_idx[r]);
+        continue;
+      }
       std::set<int> sampled;
       for (const PortCell* c : cells_) {
         if (c->dst == r && c->kind == PortKind::kEphemeral) sampled.insert(c->port);
@@ -408,6 +412,55 @@ class Attribution {
       Explain(idx);
       out_.push_back(std::move(v));
     }
+  }
+
+  std::string RangeOf(const std::string& r) const {
+    auto it = ranges_.find(r);
+    return it == ranges_.end() ? "the ephemeral range"
+                               : std::to_string(it->second.first) + "-" +
+                                     std::to_string(it->second.second);
+  }
+
+  // One cause, one verdict: r's INPUT drops its ephemeral range. Peers
+  // cannot reach r's ephemeral ports, and the replies to r's own outgoing
+  // connections (they come back to r's ephemeral source ports) are dropped
+  // too, so r also "reaches no peer". The sender verdict already made for
+  // r becomes this one verdict, listing both symptoms.
+  void OneRuleBothWays(const std::string& r, const std::vector<size_t>& eph) {
+    std::vector<size_t> out_idx;
+    std::set<std::string> peers;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      if (cells_[i]->src == r) {
+        out_idx.push_back(i);
+        peers.insert(cells_[i]->dst);
+      }
+    }
+    std::vector<size_t> all = eph;
+    all.insert(all.end(), out_idx.begin(), out_idx.end());
+    std::string range = RangeOf(r);
+    std::string peer_list = Fold(Sorted(peers));
+    PortVerdict v = Make("ephemeral", {r}, all);
+    v.message = r + "'s INPUT drops tcp " + range +
+                ", its ephemeral range (net.ipv4.ip_local_port_range), and that one rule "
+                "explains two symptoms: its sampled ephemeral ports are " +
+                StatesOf(Pick(eph)) + " from every peer (NCCL's data sockets listen there), and " +
+                r + " reaches no peer on any port (" + StatesOf(Pick(out_idx)) + " to " +
+                peer_list + ") because the replies to its own connections come back to its "
+                "ephemeral ports and are dropped as well";
+    v.next_step = "on " + r + ", accept replies before the rule (iptables -I INPUT -m conntrack "
+                  "--ctstate ESTABLISHED,RELATED -j ACCEPT) and open tcp " + range +
+                  " in the INPUT chain (iptables -S INPUT; nft list ruleset)";
+    v.evidence["rule"] = {{"node", r}, {"chain", "INPUT"}, {"ports", range}};
+    v.evidence["symptoms"] = {
+        {{"symptom", "peers cannot reach " + r + "'s ephemeral ports"},
+         {"probes", eph.size()}, {"states", StatesOf(Pick(eph))}},
+        {{"symptom", r + " reaches no peer on any port (replies to it dropped)"},
+         {"probes", out_idx.size()}, {"states", StatesOf(Pick(out_idx))}, {"peers", peer_list}}};
+    if (ranges_.count(r)) {
+      v.evidence["ephemeral_range"] = {ranges_.at(r).first, ranges_.at(r).second};
+    }
+    Explain(all);
+    out_[sender_verdict_.at(r)] = std::move(v);
   }
 
   void Pairs() {

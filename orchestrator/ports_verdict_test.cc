@@ -167,6 +167,29 @@ TEST(AttributePorts, ABlockedEphemeralRangeIsNamedWithWhyNcclNeedsIt) {
   EXPECT_EQ(vs[0].next_step.rfind("open tcp 32768-60999 on node6", 0), 0u);
 }
 
+TEST(AttributePorts, AnInputDropOfTheEphemeralRangeIsOneVerdictListingBothSymptoms) {
+  // node6's INPUT drops tcp 32768-60999 without --syn: peers cannot reach
+  // its ephemeral ports, and the replies to its own connections are lost.
+  auto vs = Attribute(8, [](int s, int d, int port) {
+    return (d == 6 && port >= 40000) || s == 6 ? "filtered" : "open";
+  });
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
+  const PortVerdict& v = vs[0];
+  EXPECT_EQ(v.kind, "ephemeral");
+  EXPECT_EQ(v.nodes, std::vector<std::string>{"node6"});
+  EXPECT_NE(v.message.find("node6's INPUT drops tcp 32768-60999"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("that one rule explains two symptoms"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("node6 reaches no peer on any port"), std::string::npos) << v.message;
+  ASSERT_EQ(v.evidence["symptoms"].size(), 2u);
+  EXPECT_EQ(v.evidence["symptoms"][0]["probes"], 7 * 2);  // 7 peers x 2 ephemeral ports
+  EXPECT_EQ(v.evidence["symptoms"][1]["probes"], 7 * 4);  // node6's own probes
+  EXPECT_EQ(v.evidence["rule"]["chain"], "INPUT");
+  EXPECT_EQ(v.evidence["rule"]["ports"], "32768-60999");
+  EXPECT_NE(v.next_step.find("open tcp 32768-60999 in the INPUT chain"), std::string::npos)
+      << v.next_step;
+  EXPECT_NE(v.next_step.find("on node6"), std::string::npos) << v.next_step;
+}
+
 TEST(AttributePorts, PartOfTheEphemeralRangeBlockedSaysHowMuch) {
   auto vs = Attribute(4, [](int, int d, int port) {
     return d == 2 && port == 50000 ? "filtered" : "open";

@@ -9,6 +9,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/fleet.h"
+#include "orchestrator/install_layout.h"
 #include "orchestrator/local_transport.h"
 #include "orchestrator/next_step.h"
 #include "orchestrator/plan.h"
@@ -36,6 +37,11 @@ std::string SelfDirectory() {
   if (n <= 0) return "";
   std::string p(buf, static_cast<size_t>(n));
   return p.substr(0, p.rfind('/'));
+}
+
+std::string HelperProgram(const std::string& name) {
+  return HelperPath(SelfDirectory(), name,
+                    [](const std::string& path) { return access(path.c_str(), F_OK) == 0; });
 }
 
 namespace {
@@ -215,7 +221,7 @@ int RunClusterCheck(const RunOptions& o) {
   }
 
   FleetOptions fo;
-  fo.agent_binary = o.agent_binary.empty() ? SelfDirectory() + "/clustercheck-agent" : o.agent_binary;
+  fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
   fo.push = inv->transport != "local";
   fo.fanout = o.fanout > 0 ? o.fanout : inv->ssh.fanout;
   fo.hello_timeout_s = inv->ssh.command_timeout_s;

@@ -41,4 +41,9 @@ std::unique_ptr<Transport> MakeTransport(const std::string& name);
 // The directory of the running executable ("" when unknown).
 std::string SelfDirectory();
 
+// The path of a program the controller runs besides itself
+// ("clustercheck-agent", "clustercheck-mpi-probe"), in the build tree or an
+// install (orchestrator/install_layout.h); where it should be if missing.
+std::string HelperProgram(const std::string& name);
+
 }  // namespace cc

@@ -45,6 +45,8 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"ports", "timeout_ms", K::kInt, 1,
        "a connect that takes longer counts as filtered"},
       {"ports", "parallel", K::kInt, 1, "connects in flight per node"},
+      {"ports", "senders_per_receiver", K::kInt, 1,
+       "senders probing one receiver at once, at most (default 8; fewer while connects slow)"},
 
       {"nccl", "sizes", K::kSizeList, 0,
        "message sizes: \"8-256M\" (doubling) or a list of sizes"},

@@ -5,7 +5,7 @@
 #   node3       its data link is down
 #   node4       its data NIC has MTU 1500
 # Expected: the recommendation is the data network (NCCL_SOCKET_IFNAME=eth0,
-# Open MPI on the data CIDR); node3 and node4 are named with their reasons;
+# Open MPI's btl on the data CIDR); node3 and node4 are named with their reasons;
 # docker0's subnet is excluded as a decoy with its reason; the DF datagrams
 # show the MTU fault for real (lost towards node4, EMSGSIZE from it); the
 # ports stage then uses the selected (data) addresses.
@@ -45,8 +45,10 @@ ephemeral_samples = 0
 timeout_ms = 1000
 TOML
 
+t0=$(date +%s)
 "$CC" run "$dir/inventory.toml" --stages facts,nics,ports --db "$DB" >"$dir/run.out" 2>"$dir/run.err"
 rc=$?
+echo "# run took $(($(date +%s) - t0)) s"
 echo "# clustercheck run exited $rc"
 sed 's/^/  > /' "$dir/run.out"
 if [ $rc -ne 1 ]; then not_ok "run exits 1 (two nodes are bad)"; cat "$dir/run.err"; else ok "run exits 1 (two nodes are bad)"; fi
@@ -68,7 +70,7 @@ expect_like "its reason names the data subnet and MTU 9000" "^$data_net: on 4 of
   "select message from node_results where $N and check_name='recommendation'"
 expect "the stored selection: NCCL_SOCKET_IFNAME" eth0 \
   "select json_extract(meta, '\$.nics.NCCL_SOCKET_IFNAME') from runs where id=1"
-expect "the stored selection: btl_tcp_if_include / oob_tcp_if_include" "$data_net|$data_net" \
+expect "the stored selection: btl_tcp_if_include (oob_tcp_if_include is the mpi stage's)" "$data_net|" \
   "select json_extract(meta, '\$.nics.btl_tcp_if_include'), json_extract(meta, '\$.nics.oob_tcp_if_include') from runs where id=1"
 expect "the selection for later stages: nccl_env" eth0 \
   "select json_extract(meta, '\$.\"selection.nccl_env\".NCCL_SOCKET_IFNAME') from runs where id=1"
@@ -95,6 +97,13 @@ expect "node4's own 9000-byte DF datagrams fail with EMSGSIZE" "too-big-local|2"
   "select state, count(*) from pair_results where $N and check_name='mtu:$data_net' and src='node4' and dst in ('node1','node2') group by state"
 expect "9000-byte DF datagrams pass between node1 and node2" "pass|pass" \
   "select group_concat(outcome, '|') from pair_results where $N and check_name='mtu:$data_net' and ((src='node1' and dst='node2') or (src='node2' and dst='node1'))"
+expect "every failing data-network probe was retested quietly and confirmed (run meta)" "10|10|0" \
+  "select json_extract(meta, '\$.\"retests.nics\".retested'), json_extract(meta, '\$.\"retests.nics\".confirmed'), json_extract(meta, '\$.\"retests.nics\".flaky') from runs where id=1"
+expect "a confirmed failure keeps both attempts in its evidence" "confirmed|2" \
+  "select json_extract(evidence, '\$.confirmation'), json_array_length(evidence, '\$.attempts') from pair_results where $N and check_name='tcp:$data_net' and src='node1' and dst='node3'"
+expect_like "node4's MTU fix names the MTU and the interface" \
+  "set the MTU of eth0 on node4 to 9000" \
+  "select json_extract(evidence, '\$.next_step') from node_results where $N and check_name='selected' and node='node4'"
 expect "node3 is unreachable on the data network from every peer" 0 \
   "select count(*) from pair_results where $N and check_name='tcp:$data_net' and dst='node3' and outcome='pass'"
 expect "mgmt works everywhere: 12 tcp and 12 mtu passes" "24" \

@@ -9,7 +9,14 @@
 #   node6  INPUT DROP of new connections to its ephemeral range
 #                                            -> an ephemeral verdict explaining NCCL
 #   node7  another process holds tcp/29500   -> in-use
-# and afterwards `ss` in every node shows nothing of ours listening.
+# The inventory lists tcp/22 too: sshd is its expected holder, so no node
+# reports EADDRINUSE for it and sshd's banner counts as open (issue 17).
+# Every failure is retested quietly before a verdict names it: node3's DROP
+# still ends `fail`, with both attempts in the evidence (issue 17).
+# Afterwards `ss` in every node shows nothing of ours listening. Then a
+# second run adds node8 dropping its whole ephemeral range in INPUT (no
+# --syn), which also drops the replies to node8's own connections: one
+# verdict names that one rule and both symptoms (issue 17).
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 #
 # The rules match SYNs only (--syn), as a stateful firewall would: a plain
@@ -55,7 +62,7 @@ cat >>"$dir/inventory.toml" <<'TOML'
 [stages]
 run = ["ports"]
 [stages.ports]
-ports = [29500, 29501]
+ports = [22, 29500, 29501]
 ephemeral_samples = 8
 timeout_ms = 1500
 TOML
@@ -80,6 +87,22 @@ expect "every node listened" 8 \
 expect "one row per (sender, receiver, port)" 616 "select count(*) from pair_results where $P"
 expect "ssh is open between healthy nodes" open \
   "select state from pair_results where $P and src='node2' and dst='node4' and check_name='tcp/22'"
+expect_like "ssh counts open on sshd's banner" "^SSH-2.0-" \
+  "select json_extract(evidence,'\$.reply') from pair_results where $P and src='node2' and dst='node4' and check_name='tcp/22'"
+expect "no node reports EADDRINUSE for tcp/22 (sshd is its expected holder)" 0 \
+  "select count(*) from node_results where $P and check_name='listen' and (message like '%tcp/22:%' or outcome!='pass' and node!='node7')"
+expect "a real DROP ends fail after its confirmation" "fail|7" \
+  "select outcome, count(*) from pair_results where $P and dst='node3' and check_name='tcp/29500' group by outcome"
+expect "node3's DROP was retested and confirmed, both attempts in the evidence" 3 \
+  "select count(*) from pair_results where $P and dst='node3' and check_name='tcp/29500'
+     and json_extract(evidence,'\$.confirmation')='confirmed'
+     and json_array_length(evidence,'\$.attempts')=2
+     and json_extract(evidence,'\$.attempts[0].outcome')='fail'
+     and json_extract(evidence,'\$.attempts[1].outcome')='fail'"
+expect "no retest of this run was flaky, and the run meta counts them" 0 \
+  "select json_extract(meta,'\$.\"retests.ports\".flaky') from runs where id=1"
+expect_like "the run meta counts the confirmed retests" "^[1-9]" \
+  "select json_extract(meta,'\$.\"retests.ports\".confirmed') from runs where id=1"
 expect "node3 drops tcp/29500: filtered from all 7 peers" "filtered|7" \
   "select state, count(*) from pair_results where $P and dst='node3' and check_name='tcp/29500' group by state"
 expect "node3's other ports are open from node2" 0 \
@@ -121,5 +144,20 @@ done
 if [ -z "$leftover" ]; then ok "ss shows nothing of ours listening in any node"; else
   not_ok "listeners left:$leftover"; fi
 if pgrep -f "$dir/agent/agent-" >/dev/null; then not_ok "agents left running"; else ok "no agent left running"; fi
+
+# ---- second run: one rule on node8 explains two symptoms ----------------------
+fault node8 iptables -A INPUT -p tcp --dport 32768:60999 -j DROP
+DB=$dir/cc2.db
+"$CC" run "$dir/inventory.toml" --stages ports --db "$DB" >"$dir/run2.out" 2>"$dir/run2.err"
+echo "# second run (node8 drops its ephemeral range in INPUT) exited $?"
+N8="$P and check_name like 'verdict:%' and exists (select 1 from json_each(evidence,'\$.nodes') where value='node8')"
+expect "one verdict names node8" "node8|verdict:ephemeral" "select node, check_name from node_results where $N8"
+expect_like "it names the one rule and both symptoms" \
+  "node8's INPUT drops tcp 32768-60999, its ephemeral range.*that one rule explains two symptoms.*node8 reaches no peer on any port" \
+  "select message from node_results where $N8"
+expect "its evidence lists the two symptoms" 2 \
+  "select json_array_length(evidence,'\$.symptoms') from node_results where $N8"
+expect_like "its next step names the range and the chain" "open tcp 32768-60999 in the INPUT chain" \
+  "select json_extract(evidence,'\$.next_step') from node_results where $N8"
 
 cluster_test_finish

@@ -8,7 +8,8 @@
 # carry the host address .254 of each network.
 #
 #   simcluster.sh up N [--nics K] [--dir DIR] [--prefix P] [--mtu-data M]
-#                      [--base B|auto] [--ssh-nic I]
+#                      [--base B|auto] [--ssh-nic I] [--docker0]
+#                      [--known-hosts all|inventory] [--gpus G]
 #   simcluster.sh down | status | addr NODE [NIC] | exec NODE CMD...
 #   simcluster.sh fault NODE|all WHAT [ARGS...]      (see usage below)
 #
@@ -48,6 +49,12 @@ options (anywhere before a fault's WHAT; env SIMCLUSTER_DIR/_PREFIX too):
   --agent-dir shared|home   inventory agent_dir: DIR/agent, one directory for
                    all nodes (default), or ~/.cache/clustercheck, which is
                    per node (each node's ~ is DIR/nodeI/home)
+  --docker0        every node gets a docker0 bridge with 172.17.0.1/16 (the
+                   decoy of a Docker host), made with the node
+  --known-hosts all|inventory   known_hosts holds every node address on every
+                   network (all, default) or only the inventory's addresses
+                   (inventory: as on a site whose known_hosts came from ssh)
+  --gpus G         the inventory's [defaults] gpus = G (default: none)
 NIC is eth0..eth7, an index 0..7, or data|mgmt.
 EOF
 }
@@ -60,6 +67,7 @@ log() { echo "simcluster: $*" >&2; }
 opt_dir=${SIMCLUSTER_DIR:-}
 opt_prefix=${SIMCLUSTER_PREFIX:-}
 opt_nics="" opt_mtu="" opt_base="" opt_ssh_nic="" opt_agent_dir=shared
+opt_docker0=0 opt_known_hosts=all opt_gpus=""
 args=()
 
 parse_args() {
@@ -74,6 +82,9 @@ parse_args() {
       --base) opt_base=${2:?--base needs a value}; shift 2 ;;
       --ssh-nic) opt_ssh_nic=${2:?--ssh-nic needs a value}; shift 2 ;;
       --agent-dir) opt_agent_dir=${2:?--agent-dir needs a value}; shift 2 ;;
+      --docker0) opt_docker0=1; shift ;;
+      --known-hosts) opt_known_hosts=${2:?--known-hosts needs a value}; shift 2 ;;
+      --gpus) opt_gpus=${2:?--gpus needs a value}; shift 2 ;;
       -h|--help) usage; exit 0 ;;
       *)
         args+=("$1"); shift
@@ -87,14 +98,14 @@ parse_args() {
 is_uint() { case $1 in ''|*[!0-9]*) return 1 ;; *) return 0 ;; esac; }
 
 # Resolves DIR and PREFIX, and loads DIR/state when it exists. Sets P, DIR,
-# N, K, MTU, BASE, SSH_NIC (N=0 when there is no state).
+# N, K, MTU, BASE, SSH_NIC, DOCKER0 (N=0 when there is no state).
 load_config() {
   P=${opt_prefix:-cc}
   DIR=${opt_dir:-/tmp/simcluster-$P}
   [[ $DIR == /* ]] || DIR=$PWD/$DIR
   DIR=${DIR%/}
   case $DIR in *[\"\\\ \'\$]*) die "--dir must not contain quotes, spaces, \\ or \$: $DIR" ;; esac
-  N=0 K=1 MTU=9000 BASE=42 SSH_NIC=0
+  N=0 K=1 MTU=9000 BASE=42 SSH_NIC=0 DOCKER0=0
   if [ -f "$DIR/state" ]; then
     local key val
     # Read, not sourced: only known keys with plain values count.
@@ -111,6 +122,7 @@ load_config() {
         SC_MTU) MTU=$val ;;
         SC_BASE) BASE=$val ;;
         SC_SSH_NIC) SSH_NIC=$val ;;
+        SC_DOCKER0) DOCKER0=$val ;;
       esac
     done <"$DIR/state"
   fi
@@ -329,13 +341,14 @@ allow_bridge_forwarding() {
 cluster_healthy() {   # same shape as asked and every sshd answers
   local i k
   [ "$N" = "$want_n" ] && [ "$K" = "$want_k" ] && [ "$MTU" = "$want_mtu" ] &&
-    [ "$SSH_NIC" = "$want_ssh_nic" ] || return 1
+    [ "$SSH_NIC" = "$want_ssh_nic" ] && [ "$DOCKER0" = "$opt_docker0" ] || return 1
   if [ -n "$opt_base" ] && [ "$opt_base" != auto ] && [ "$opt_base" != "$BASE" ]; then return 1; fi
   for ((i = 1; i <= N; i++)); do
     ip netns list | grep -qw -- "$(ns_of "$i")" || return 1
     for ((k = 0; k < K; k++)); do
       ip link show "$(hostveth_of "$i" "$k")" >/dev/null 2>&1 || return 1
     done
+    if [ "$DOCKER0" = 1 ]; then ip -n "$(ns_of "$i")" link show docker0 >/dev/null 2>&1 || return 1; fi
     [ -n "$(sshd_pid "$i")" ] && ssh_answers "$(ip_of "$i" "$SSH_NIC")" || return 1
   done
 }
@@ -348,6 +361,8 @@ cmd_up() {
   is_uint "$want_mtu" && [ "$want_mtu" -ge 576 ] && [ "$want_mtu" -le 65535 ] || die "bad --mtu-data: $want_mtu"
   is_uint "$want_ssh_nic" && [ "$want_ssh_nic" -lt "$want_k" ] || die "--ssh-nic must be below --nics: $want_ssh_nic"
   case $opt_agent_dir in shared|home) ;; *) die "--agent-dir must be shared or home: $opt_agent_dir" ;; esac
+  case $opt_known_hosts in all|inventory) ;; *) die "--known-hosts must be all or inventory: $opt_known_hosts" ;; esac
+  [ -z "$opt_gpus" ] || { is_uint "$opt_gpus" && [ "$opt_gpus" -le 1024 ]; } || die "--gpus must be 0..1024: $opt_gpus"
   [ -x "$kSshd" ] || die "$kSshd is missing (install openssh-server)"
   command -v ssh-keygen >/dev/null || die "ssh-keygen is missing (install openssh-client)"
   command -v unshare >/dev/null || die "unshare is missing (install util-linux)"
@@ -356,13 +371,14 @@ cmd_up() {
   fi
   take_lock
   if [ "$N" -gt 0 ] && cluster_healthy; then
+    write_known_hosts
     write_inventory
     log "cluster '$P' with $N nodes is already up ($DIR); kept as it is"
     return 0
   fi
   [ "$N" -gt 0 ] && log "cluster at $DIR differs from the request or is unhealthy; recreating"
   do_down quiet
-  N=$want_n K=$want_k MTU=$want_mtu SSH_NIC=$want_ssh_nic
+  N=$want_n K=$want_k MTU=$want_mtu SSH_NIC=$want_ssh_nic DOCKER0=$opt_docker0
   choose_base
   ip netns add "$P-probe" 2>/dev/null && ip netns del "$P-probe" ||
     die "cannot create network namespaces here (ip netns add failed)"
@@ -388,8 +404,8 @@ cmd_up() {
   chmod 0700 "${homes[@]}"
   touch "$DIR/.simcluster"
   # Written first so that down finds everything even after a failed up.
-  printf 'SC_PREFIX=%s\nSC_N=%s\nSC_K=%s\nSC_MTU=%s\nSC_BASE=%s\nSC_SSH_NIC=%s\n' \
-    "$P" "$N" "$K" "$MTU" "$BASE" "$SSH_NIC" >"$DIR/state"
+  printf 'SC_PREFIX=%s\nSC_N=%s\nSC_K=%s\nSC_MTU=%s\nSC_BASE=%s\nSC_SSH_NIC=%s\nSC_DOCKER0=%s\n' \
+    "$P" "$N" "$K" "$MTU" "$BASE" "$SSH_NIC" "$DOCKER0" >"$DIR/state"
 
   local k br hv ns pids=()
   ssh-keygen -q -t ed25519 -N '' -C "simcluster-$P-client" -f "$DIR/id_ed25519" &
@@ -426,27 +442,45 @@ cmd_up() {
         echo "addr add $(ip_of "$i" "$k")/24 dev eth$k"
         echo "link set eth$k up"
       done
+      if [ "$DOCKER0" = 1 ]; then   # what decoy-bridge makes, from the start
+        echo "link add docker0 type bridge"
+        echo "addr add 172.17.0.1/16 dev docker0"
+        echo "link set docker0 up"
+      fi
     } | ip -n "$(ns_of "$i")" -batch - || die "node$i: configuring its NICs failed"
   done
 
   for pid in "${pids[@]}"; do wait "$pid" || die "ssh-keygen failed"; done
   : >"$DIR/ssh_config"
-  : >"$DIR/known_hosts"
   mkdir -p "$DIR/agent"
   chmod 0700 "$DIR/agent"
   for ((i = 1; i <= N; i++)); do
     cp "$DIR/id_ed25519.pub" "$DIR/node$i/authorized_keys"
     write_force_command "$i"
     write_sshd_config "$i"
-    for ((k = 0; k < K; k++)); do
-      echo "$(ip_of "$i" "$k") $(cut -d' ' -f1,2 "$DIR/node$i/ssh_host_ed25519_key.pub")" >>"$DIR/known_hosts"
-    done
   done
+  write_known_hosts
   "$kSshd" -t -f "$DIR/node1/sshd_config" || die "sshd rejects the generated config $DIR/node1/sshd_config"
   for ((i = 1; i <= N; i++)); do start_sshd "$i"; done
   write_inventory
   wait_sshd $(seq 1 "$N") || die "up failed; run: simcluster.sh down --dir $DIR"
   log "cluster '$P' up: $N nodes, $K network(s) 10.$BASE.0.0/24..., inventory $DIR/inventory.toml"
+}
+
+# known_hosts: every node address on every network, or (--known-hosts
+# inventory) only the address the inventory names, as a site's file that
+# grew from ssh to the nodes' names: a tool that ssh-es to another address
+# of a node then meets "Host key verification failed" under strict checking.
+write_known_hosts() {
+  local i k key
+  : >"$DIR/known_hosts"
+  for ((i = 1; i <= N; i++)); do
+    key=$(cut -d' ' -f1,2 "$DIR/node$i/ssh_host_ed25519_key.pub")
+    for ((k = 0; k < K; k++)); do
+      if [ "$opt_known_hosts" = inventory ] && [ "$k" != "$SSH_NIC" ]; then continue; fi
+      echo "$(ip_of "$i" "$k") $key" >>"$DIR/known_hosts"
+    done
+  done
 }
 
 write_inventory() {
@@ -473,6 +507,11 @@ write_inventory() {
       echo 'agent_dir = "~/.cache/clustercheck"'
     else
       echo "agent_dir = \"$DIR/agent\""
+    fi
+    if [ -n "$opt_gpus" ]; then
+      echo
+      echo '[defaults]'
+      echo "gpus = $opt_gpus"
     fi
     for ((i = 1; i <= N; i++)); do
       echo

@@ -181,6 +181,34 @@ check "after the recreating up, strict ssh to node3 works (new known_hosts)" \
 check "after the recreating up, node4's data MTU is 9000 again" \
   in_node node1 ping -c1 -w3 -i0.2 -q -M "do" -s 8972 "$(data 4)"
 
+# The healthy-cluster options: docker0 on every node from the start, a
+# known_hosts with only the inventory's (mgmt) addresses, [defaults] gpus.
+check "up 2 --nics 2 --ssh-nic 1 --docker0 --known-hosts inventory --gpus 0 recreates" \
+  "$sc" up 2 --nics 2 --ssh-nic 1 --docker0 --known-hosts inventory --gpus 0 --base auto
+for i in 1 2; do
+  addr[d$i]=$("$sc" addr "node$i" data) addr[m$i]=$("$sc" addr "node$i" mgmt)
+done
+check "--docker0 gives both nodes a docker0 with 172.17.0.1/16, up" \
+  [ "$(for i in 1 2; do ip -n "$prefix-node$i" -4 -o addr show docker0 up; done | grep -c '172.17.0.1/16')" = 2 ]
+check "--known-hosts inventory: known_hosts holds exactly the 2 mgmt addresses" \
+  prints "$(mgmt 1) $(mgmt 2)" bash -c "cut -d' ' -f1 '$dir/known_hosts' | tr '\n' ' ' | sed 's/ \$//'"
+check "--gpus 0: the inventory has [defaults] gpus = 0" \
+  grep -Pzq '\n\[defaults\]\ngpus = 0\n' "$dir/inventory.toml"
+check "strict ssh to node2's inventory (mgmt) address works" prints node2 ssh_node "$(mgmt 2)" hostname
+check "strict ssh to node2's data address fails: its key is not known there" \
+  fails_saying "Host key verification failed|No ED25519 host key is known" ssh_node "$(data 2)" hostname
+before_pids=$(cat "$dir"/node*/sshd.pid | tr '\n' ' ')
+check "a second up with --docker0 keeps the cluster" \
+  "$sc" up 2 --nics 2 --ssh-nic 1 --docker0 --known-hosts inventory --gpus 0 --base auto
+check "a second up with --docker0 keeps the running sshds" \
+  [ "$(cat "$dir"/node*/sshd.pid | tr '\n' ' ')" = "$before_pids" ]
+check "an up without --docker0 recreates the cluster without docker0" \
+  "$sc" up 2 --nics 2 --ssh-nic 1 --base auto
+check_not "after it, node1 has no docker0" ip -n "$prefix-node1" link show docker0
+check "after it, known_hosts has every address again (4)" \
+  [ "$(grep -c ' ssh-ed25519 AAAA' "$dir/known_hosts")" = 4 ]
+check_not "after it, the inventory has no [defaults]" grep -q '^\[defaults\]' "$dir/inventory.toml"
+
 # down leaves nothing behind.
 check "down succeeds" "$sc" down
 check "after down, no namespace or link of the cluster is left" [ "$(count_ours)" = 0 ]

@@ -9,6 +9,8 @@ Each simulated node is its own process; it knows its name from NCCL_HOSTID
   FAKE_NCCL_BAD_LINK=node  a communicator holding both this node and `node`
                            breaks the same way
   FAKE_NCCL_SLOW=1         every communicator with this node is 4x slower
+  FAKE_NCCL_FLAKY=1        the first multi-node communicator with this node
+                           breaks as with FAKE_NCCL_BAD; later ones work
   FAKE_NCCL_STUCK=1        the nccl request is never answered (a wedged agent)
   NCCL_SOCKET_IFNAME=doesnotexist*  fails at once, as NCCL does without an
                            interface; its peers wait 2 * timeout_s and hang
@@ -49,8 +51,14 @@ def nccl(rid, args):
         result(rid, "nccl_id", {"id": uid})
     d = os.path.join(os.environ["FAKE_NCCL_DIR"], uid[:32])
     os.makedirs(d, exist_ok=True)
+    bad = os.environ.get("FAKE_NCCL_BAD") == "1"
+    if os.environ.get("FAKE_NCCL_FLAKY") == "1" and nranks > 1:
+        used = os.path.join(os.environ["FAKE_NCCL_DIR"], "flaky-" + me)
+        if not os.path.exists(used):
+            open(used, "w").close()
+            bad = True
     with open(os.path.join(d, me + ".tmp"), "w") as f:
-        json.dump({"bad": os.environ.get("FAKE_NCCL_BAD") == "1",
+        json.dump({"bad": bad,
                    "link": os.environ.get("FAKE_NCCL_BAD_LINK", ""),
                    "slow": os.environ.get("FAKE_NCCL_SLOW") == "1"}, f)
     os.rename(os.path.join(d, me + ".tmp"), os.path.join(d, me + ".json"))

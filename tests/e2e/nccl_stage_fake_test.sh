@@ -105,6 +105,32 @@ took=$(( $(date +%s) - t0 ))
 [ "$(q "select node from node_results where check_name='verdict:bad-node'")" = n2 ] || fail "stuck n2 not named"
 echo "ok: a wedged agent ends as hang in ${took}s and is named"
 
+# 8. Confirmation: a node whose first multi-node communicator breaks and
+# whose later ones work gives one flaky pair (warn, both attempts), no
+# accusation; a link broken twice is a confirmed fail.
+DB="$TMP/8.db"; inventory 6 '["pairs", "isolate"]' "n3:FAKE_NCCL_FLAKY = \"1\""
+rc=$(run); [ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "flaky run exited $rc, not 0"; }
+[ "$(q "select count(*) from pair_results where stage='nccl' and outcome in ('fail','hang')")" = 0 ] \
+  || fail "a flaky pair stayed a failure"
+[ "$(q "select count(*) from pair_results where stage='nccl' and outcome='warn'
+        and json_extract(evidence,'\$.confirmation')='flaky'
+        and json_array_length(json_extract(evidence,'\$.attempts'))=2 and 'n3' in (src, dst)")" = 1 ] \
+  || { q "select src,dst,outcome,message from pair_results where stage='nccl' and outcome!='pass'"; fail "no single flaky pair with n3"; }
+[ "$(q "select count(*) from node_results where check_name like 'verdict:%'")" = 0 ] || fail "a flaky pair was accused"
+[ "$(q "select json_extract(meta,'\$.\"retests.nccl\".retested')||'/'||json_extract(meta,'\$.\"retests.nccl\".flaky') from runs")" = 1/1 ] \
+  || fail "retests.nccl is not 1 retested / 1 flaky: $(q "select meta from runs")"
+echo "ok: a pair that fails once and passes on retest is warn flaky: $(q "select message from pair_results where outcome='warn'" | cut -c1-120)"
+
+DB="$TMP/9.db"; inventory 6 '["pairs", "isolate"]' "n3:FAKE_NCCL_BAD_LINK = \"n5\""
+rc=$(run); [ "$rc" = 1 ] || { cat "$TMP/out"; fail "broken-twice run exited $rc, not 1"; }
+[ "$(q "select min(src,dst)||'-'||max(src,dst) from pair_results where stage='nccl' and outcome in ('fail','hang')
+        and json_extract(evidence,'\$.confirmation')='confirmed'
+        and json_array_length(json_extract(evidence,'\$.attempts'))=2")" = "n3-n5" ] \
+  && [ "$(q "select count(*) from pair_results where stage='nccl' and outcome!='pass'")" = 1 ] \
+  || { q "select src,dst,outcome,evidence from pair_results where stage='nccl' and outcome!='pass'"; fail "n3-n5 not a confirmed failure"; }
+[ "$(q "select json_extract(meta,'\$.\"retests.nccl\".confirmed') from runs")" = 1 ] || fail "retests.nccl.confirmed is not 1"
+echo "ok: a link broken twice stays broken, confirmed with both attempts"
+
 # 7. The real agent on this machine, no GPU: skip with the reason.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   DB="$TMP/7.db"; inventory 2 ""

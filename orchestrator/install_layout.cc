@@ -1,0 +1,44 @@
+#include "orchestrator/install_layout.h"
+
+namespace cc {
+
+namespace {
+
+// "/usr/bin/" -> "/usr/bin"; "/" stays "/".
+std::string WithoutTrailingSlashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::string Join(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+}  // namespace
+
+std::vector<std::string> HelperDirectories(const std::string& controller_dir) {
+  std::string dir = WithoutTrailingSlashes(controller_dir);
+  std::vector<std::string> dirs{dir};
+  size_t slash = dir.rfind('/');
+  if (slash != std::string::npos && dir.substr(slash + 1) == "bin") {
+    std::string prefix = slash == 0 ? "/" : dir.substr(0, slash);
+    dirs.push_back(Join(prefix, kInstalledHelperDir));
+  }
+  return dirs;
+}
+
+std::string HelperPath(const std::string& controller_dir, const std::string& name,
+                       const std::function<bool(const std::string&)>& exists) {
+  std::vector<std::string> dirs = HelperDirectories(controller_dir);
+  for (const auto& dir : dirs) {
+    if (exists(Join(dir, name))) return Join(dir, name);
+  }
+  // Missing everywhere: where an install put the others (its
+  // lib/clustercheck exists), else beside the controller.
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+    if (exists(*it)) return Join(*it, name);
+  }
+  return Join(dirs.front(), name);
+}
+
+}  // namespace cc
