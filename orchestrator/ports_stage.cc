@@ -212,7 +212,6 @@ class PortsStage : public Stage {
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
     answers_.assign(plan_.size(), Answer{});
-    for (size_t i = 0; i < plan_.size(); ++i) by_pair_[{plan_[i].src, plan_[i].dst}].push_back(i);
   }
 
   // Phase 2's burst: `window` rounds at a time, both directions of every
@@ -229,16 +228,7 @@ class PortsStage : public Stage {
     batches_ = Json::array();
     for (size_t next = 0; next < rounds.size();) {
       size_t w = std::min(rounds.size() - next, static_cast<size_t>(pacer.window()));
-      Targets targets;
-      for (size_t r = next; r < next + w; ++r) {
-        for (const auto& [a, b] : rounds[r]) {
-          if (Lost(a) || Lost(b)) continue;
-          for (const auto& [src, dst] : {NodePair{a, b}, NodePair{b, a}}) {
-            const auto& idx = by_pair_[{src, dst}];
-            targets[src].insert(targets[src].end(), idx.begin(), idx.end());
-          }
-        }
-      }
+      Targets targets = BatchProbes(plan_, rounds, next, w, LostNames());
       std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
@@ -382,7 +372,6 @@ class PortsStage : public Stage {
   std::map<std::string, std::string> tokens_;
   std::vector<PlannedProbe> plan_;
   std::vector<Answer> answers_;  // first attempts, by plan index
-  std::map<NodePair, std::vector<size_t>> by_pair_;
   Json batches_ = Json::array();
   RetestCounts retests_;
   int retests_skipped_ = 0;
