@@ -13,7 +13,7 @@
 #include "orchestrator/analysis_confirm.h"
 #include "orchestrator/analysis_internal.h"
 #include "orchestrator/confirm.h"
-#include "orchestrator/next_step.h"
+#include "orchestrator/verdict_next_step.h"
 #include "orchestrator/parity.h"
 
 namespace cc {
@@ -177,7 +177,7 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
   }
 }
 
-// The next step the results' own evidence names (next_step.h), each for
+// The next step the results' own evidence names (verdict_next_step.h), each for
 // its node; "" when none does.
 std::string OwnNextSteps(const std::vector<const NodeResult*>& rs, const json& subnet_mtu) {
   std::vector<std::string> steps;
@@ -256,21 +256,6 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
   }
 }
 
-// The fixes the results state themselves (evidence["next_step"], derived
-// by the stage from what it measured), distinct ones joined; "" when any
-// result states none.
-std::string StatedNextStep(const std::vector<const NodeResult*>& rs) {
-  std::vector<std::string> steps;
-  for (const NodeResult* r : rs) {
-    auto it = r->evidence.find("next_step");
-    if (it == r->evidence.end() || !it->is_string() || it->get<std::string>().empty()) return "";
-    if (std::find(steps.begin(), steps.end(), *it) == steps.end()) steps.push_back(*it);
-  }
-  std::string out;
-  for (const auto& s : steps) out += (out.empty() ? "" : "; ") + s;
-  return out;
-}
-
 std::string NodeNextStep(const NodeResult& r, const std::string& who) {
   if (r.stage == "nics") {
     return "check the cable and switch port of " + who + "'s " + r.check +
@@ -345,8 +330,7 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
         v.summary = where + " fails on " + who;
         if (!first.value.empty()) v.summary += ": " + first.value;
         if (!first.expected.empty()) v.summary += " (expected " + first.expected + ")";
-        v.next_step = StatedNextStep(rs);
-        if (v.next_step.empty()) v.next_step = NodeNextStep(first, who);
+        v.next_step = NodeNextStep(first, who);  // OwnNextSteps below wins
         break;
     }
     // Several nodes with the same message (a crippling NCCL_IB_DISABLE=1

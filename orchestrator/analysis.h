@@ -36,7 +36,7 @@
 // A failure whose retest could not run ("unconfirmed") is still named,
 // and its verdict's summary says "not confirmed" and why. A verdict's
 // next step follows its cause: a result's own evidence["next_step"], or
-// what its evidence names (next_step.h: the MTU to set on an interface,
+// what its evidence names (verdict_next_step.h: the MTU to set on an interface,
 // the port to open on a chain), before the stage's generic advice.
 //   wrong-host, in-use, ...   kinds only a stage's own attribution knows
 //

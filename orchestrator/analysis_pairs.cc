@@ -11,7 +11,7 @@
 #include "orchestrator/analysis_confirm.h"
 #include "orchestrator/analysis_internal.h"
 #include "orchestrator/confirm.h"
-#include "orchestrator/next_step.h"
+#include "orchestrator/verdict_next_step.h"
 #include "orchestrator/widespread.h"
 
 namespace cc::analysis {
@@ -386,8 +386,6 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only
   if (c_.stage == "nics") {
     for (const auto& r : d_.node_results) {
       if (r.node == node && r.stage == "nics" && IsBad(r.outcome)) {
-        auto stated = r.evidence.find("next_step");
-        if (stated != r.evidence.end() && stated->is_string()) return *stated;
         return "check the cable and switch port of " + node + "'s " + r.check +
                (r.value.empty() ? "" : " (" + r.value + ")");
       }

@@ -1,4 +1,4 @@
-#include "orchestrator/next_step.h"
+#include "orchestrator/verdict_next_step.h"
 
 #include <gtest/gtest.h>
 
@@ -7,12 +7,12 @@ namespace {
 
 using nlohmann::json;
 
-TEST(NextStep, AStagesOwnNextStepIsTakenAsItIs) {
+TEST(VerdictNextStep, AStagesOwnNextStepIsTakenAsItIs) {
   EXPECT_EQ(NextStepFromEvidence({{"next_step", "open tcp 29500 on n3"}, {"chain", "INPUT"}}, "n3"),
             "open tcp 29500 on n3");
 }
 
-TEST(NextStep, AnMtuMismatchSaysWhichMtuOnWhichInterfaceOfWhichNode) {
+TEST(VerdictNextStep, AnMtuMismatchSaysWhichMtuOnWhichInterfaceOfWhichNode) {
   // The nics stage's "selected" result: the problem names the interface,
   // the selection says what the rest of the subnet has.
   json evidence = {{"subnet", "10.42.0.0/24"},
@@ -34,7 +34,7 @@ TEST(NextStep, AnMtuMismatchSaysWhichMtuOnWhichInterfaceOfWhichNode) {
             0u);
 }
 
-TEST(NextStep, SeveralProblemsOfANodeAreJoinedEachOnce) {
+TEST(VerdictNextStep, SeveralProblemsOfANodeAreJoinedEachOnce) {
   json evidence = {{"subnet", "10.0.0.0/24"},
                    {"problems", {{{"kind", "down"}, {"nic", "eth1"}},
                                  {{"kind", "missing"}},
@@ -45,25 +45,25 @@ TEST(NextStep, SeveralProblemsOfANodeAreJoinedEachOnce) {
             "switch port; give n5 an address on 10.0.0.0/24, the cluster's network");
 }
 
-TEST(NextStep, AFirewallCauseNamesThePortAndTheChain) {
+TEST(VerdictNextStep, AFirewallCauseNamesThePortAndTheChain) {
   EXPECT_EQ(NextStepFromEvidence({{"port_range", "32768-60999"}, {"chain", "INPUT"}}, "n6"),
             "open tcp 32768-60999 in the INPUT chain of n6's firewall (iptables -S INPUT; nft "
             "list ruleset)");
   EXPECT_EQ(NextStepFromEvidence({{"port", 29500}}, "n6"), "") << "no chain: no cause named";
 }
 
-TEST(NextStep, AVersionCauseInstallsWhatTheRestHas) {
+TEST(VerdictNextStep, AVersionCauseInstallsWhatTheRestHas) {
   EXPECT_EQ(NextStepFromEvidence({{"component", "driver"}, {"majority", "550.54.15"}}, "n4"),
             "install driver 550.54.15 on n4 (the version the rest of the cluster has), or drain n4");
 }
 
-TEST(NextStep, EvidenceWithoutACauseGivesNothing) {
+TEST(VerdictNextStep, EvidenceWithoutACauseGivesNothing) {
   EXPECT_EQ(NextStepFromEvidence(json::object(), "n1"), "");
   EXPECT_EQ(NextStepFromEvidence(json(), "n1"), "");
   EXPECT_EQ(NextStepFromEvidence({{"next_step", 3}}, "n1"), "");
 }
 
-TEST(NextStep, JoinStepsKeepsDistinctStepsAndCountsTheRest) {
+TEST(VerdictNextStep, JoinStepsKeepsDistinctStepsAndCountsTheRest) {
   EXPECT_EQ(JoinSteps({"a", "", "b", "a"}), "a; b");
   EXPECT_EQ(JoinSteps({"a", "b", "c", "d", "e"}, 2), "a; b (and 3 more in the evidence)");
   EXPECT_EQ(JoinSteps({}), "");

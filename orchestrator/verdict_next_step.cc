@@ -1,4 +1,4 @@
-#include "orchestrator/next_step.h"
+#include "orchestrator/verdict_next_step.h"
 
 #include <algorithm>
 
