@@ -53,6 +53,9 @@ expect_like "it quotes the banner" "\"$banner\"" \
   "select message from node_results where run_id=1 and check_name='shell'"
 expect_like "it names the fix" 'guard output in ~/.bashrc with \[\[ \$- == \*i\* \]\]' \
   "select message from node_results where run_id=1 and check_name='shell'"
+if grep -q -- "-> keep non-interactive shells quiet: guard output in ~/.bashrc" "$dir/run1.out"; then
+  ok "the verdict's next step is the fix"
+else not_ok "the verdict's next step is the fix"; fi
 expect "no other node result names a shell, banner or architecture" "0" \
   "select count(*) from node_results where run_id=1 and check_name!='shell'
      and (message like '%Welcome%' or message like '%agent was built for%')"
