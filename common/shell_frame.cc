@@ -39,11 +39,12 @@ ShellFrame NewShellFrame() {
 
 std::string FrameScript(const ShellFrame& frame, std::string_view script) {
   // The markers hold only [:a-z0-9-], so single quotes suffice. A subshell,
-  // so that an `exit` in the script still leaves the end marker to print;
-  // on lines of its own, so that a trailing comment cannot swallow it.
-  return "printf '\\n%s\\n' '" + frame.begin + "'\n(\n" + std::string(script) +
-         "\n)\ncc_frame_status=$?\nprintf '\\n%s\\n' '" + frame.end +
-         "'\nexit $cc_frame_status\n";
+  // so that an `exit` in the script still leaves the end marker to print.
+  // One line: a csh login shell (tcsh on some sites) rejects a newline
+  // inside the quoted `sh -c` argument.
+  return "printf '\\n%s\\n' '" + frame.begin + "'; (" + std::string(script) +
+         "); cc_frame_status=$?; printf '\\n%s\\n' '" + frame.end +
+         "'; exit $cc_frame_status";
 }
 
 FramedOutput ParseFramedOutput(const ShellFrame& frame,

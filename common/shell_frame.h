@@ -29,11 +29,14 @@ ShellFrame MakeShellFrame(std::string_view token);
 // Markers with a fresh random token (16 hex digits).
 ShellFrame NewShellFrame();
 
-// A POSIX sh script that prints "\n<begin>\n", runs `script` in a
+// A one-line POSIX sh script that prints "\n<begin>\n", runs `script` in a
 // subshell (so an `exit` in it still lets the end marker print), then prints
 // "\n<end>\n" and exits with the script's status. The newlines around the
 // markers keep them on lines of their own even after a banner or output
 // without a final newline.
+// REQUIRES: `script` is one line without a comment: it travels quoted
+// through the user's login shell, and csh-family shells reject newlines
+// inside quotes.
 std::string FrameScript(const ShellFrame& frame, std::string_view script);
 
 struct FramedOutput {

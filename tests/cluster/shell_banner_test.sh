@@ -24,8 +24,11 @@ cluster_test_start sb shell-banner
   { cat "$dir/up.log"; echo "FAIL: simcluster up"; exit 1; }
 banner="Welcome to the Example HPC Center. You have mail."
 "$sc" fault node3 talking-shell "$banner" >/dev/null || { echo "FAIL: fault"; exit 1; }
-ssh_out=$(ssh -F none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-  -i "$dir/id_ed25519" "root@$("$sc" addr node3)" uname -m 2>/dev/null | head -1)
+ssh_node3() {
+  ssh -F none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -i "$dir/id_ed25519" "root@$("$sc" addr node3)" "$@" 2>/dev/null
+}
+ssh_out=$(ssh_node3 uname -m | head -1)
 if [ "$ssh_out" = "$banner" ]; then ok "the fault is real: ssh node3 uname -m starts with the banner"
 else not_ok "the fault is real"; echo "  | got '$ssh_out'"; fi
 
@@ -53,6 +56,9 @@ expect_like "it quotes the banner" "\"$banner\"" \
   "select message from node_results where run_id=1 and check_name='shell'"
 expect_like "it names the fix" 'guard output in ~/.bashrc with \[\[ \$- == \*i\* \]\]' \
   "select message from node_results where run_id=1 and check_name='shell'"
+if grep -q -- "-> keep non-interactive shells quiet: guard output in ~/.bashrc" "$dir/run1.out"; then
+  ok "the verdict's next step is the fix"
+else not_ok "the verdict's next step is the fix"; fi
 expect "no other node result names a shell, banner or architecture" "0" \
   "select count(*) from node_results where run_id=1 and check_name!='shell'
      and (message like '%Welcome%' or message like '%agent was built for%')"
@@ -68,4 +74,8 @@ expect "a second run pushes node3 nothing and it is ready" "pass 0" \
      where run_id=2 and node='node3' and stage='connect' and check_name='agent'"
 expect "and warns once again" "1" \
   "select count(*) from node_results where run_id=2 and check_name='shell'"
+"$sc" fault node3 quiet-shell >/dev/null || { echo "FAIL: fault quiet-shell"; exit 1; }
+ssh_out=$(ssh_node3 uname -m)
+if [ "$ssh_out" = "$(uname -m)" ]; then ok "quiet-shell undoes the fault"
+else not_ok "quiet-shell undoes the fault"; echo "  | got '$ssh_out'"; fi
 cluster_test_finish || { cat "$dir/run1.out"; exit 1; }
