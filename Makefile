@@ -25,7 +25,7 @@ run: programs
 
 # A simulated 6-node cluster with two faults, diagnosed (root; scripts/demo.sh).
 .PHONY: demo
-demo: build
+demo: programs
 	@./scripts/demo.sh $(BUILD)
 
 test: build

@@ -10,6 +10,7 @@
 
 #include "agent/dynlib.h"
 #include "agent/facts_exec.h"
+#include "common/shell_frame.h"
 
 namespace cc::agent {
 
@@ -278,12 +279,15 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
   EnvMap env = o.environ;
   std::string env_source = "agent environment";
   if (o.login_env && root.IsReal()) {
-    ExecResult r = RunProgram({"bash", "-lc", "env -0"},
+    // Framed: login files that print (module systems, conda) must not be
+    // read as the first variable.
+    ShellFrame frame = NewShellFrame();
+    ExecResult r = RunProgram({"bash", "-lc", FrameScript(frame, "env -0")},
                               Deadline::InSeconds(FactsDeadlineS(kLoginEnvDeadlineS)));
     if (r.started && !r.timed_out && r.exit_code == 0) {
       // The login shell starts from our environment, so its output is the
       // whole picture a login job sees.
-      env = NcclVarsFromEnvText(r.out, '\0');
+      env = NcclVarsFromEnvText(ParseFramedOutput(frame, r.out).body, '\0');
       env_source = "login shell (bash -lc)";
       out["login_env"] = {{"status", "ok"}};
     } else {

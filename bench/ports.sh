@@ -30,6 +30,7 @@ run_once() {
   rm -f "$db"
   t0=$(now)
   "$BUILD/clustercheck" run "$D/bench.toml" --stages ports --db "$db" >"$D/run.out" 2>&1
+  local rc=$?
   t1=$(now)
   meta=$(sqlite3 -separator ' ' "$db" "select json_extract(meta,'\$.ports.nodes'),
       json_extract(meta,'\$.ports.probes'), json_extract(meta,'\$.ports.listen_ms'),
@@ -47,9 +48,9 @@ run_once() {
       (select group_concat(json_extract(value,'\$.senders_per_receiver'), ',')
          from json_each(json_extract(meta,'\$.ports.batches'))) || ' ' ||
       printf('%.2f', json_extract(meta,'\$.ports.retest_ms') / 1000.0) from runs where id=1")
-  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10.2f %9.2f  %s' "$label" "$1" "$2" "$open" \
+  rows+=("$(printf '%-10s %5s %8s %8s %10.2f %12.0f %10.2f %9.2f %3s  %s' "$label" "$1" "$2" "$open" \
       "$(echo "$4 / 1000" | bc -l)" "$(echo "$2 / ($4 / 1000)" | bc -l)" \
-      "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)" "$retests")")
+      "$(echo "$3 / 1000" | bc -l)" "$(echo "$t1 - $t0" | bc)" "$rc" "$retests")")
 }
 
 # peer_once N: the named peer, nmap (TCP connect scan, no ping, no DNS),
@@ -93,9 +94,9 @@ done
 
 printf '\nbench/ports: 10 ports per receiver (ssh, 29500, 8 ephemeral), timeout_ms %d, parallel 256, senders_per_receiver 8\n' \
   $TIMEOUT_MS
-printf '%-10s %5s %8s %8s %10s %12s %10s %9s  %s\n' case nodes probes open "probe s" "probes/s" \
-  "listen s" "run s" "retested/confirmed/flaky batches(senders/receiver) retest-s"
+printf '%-10s %5s %8s %8s %10s %12s %10s %9s %3s  %s\n' case nodes probes open "probe s" "probes/s" \
+  "listen s" "run s" rc "retested/confirmed/flaky batches(senders/receiver) retest-s"
 printf '%s\n' "${rows[@]}"
-echo "(run s includes connecting, pushing the agent and the facts stage)"
+echo "(run s includes connecting, pushing the agent and the facts stage; rc is the run's exit code: 0 = PASS)"
 echo "clustercheck / nmap (probe phase; lower is better for clustercheck):"
 printf '%s\n' "${ratios[@]}"

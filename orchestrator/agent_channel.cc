@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/shell_frame.h"
+
 namespace cc {
 
 std::atomic<bool>& InterruptFlag() {
@@ -30,6 +32,13 @@ Status AgentChannel::Describe(Status s) {
 }
 
 Result<Json> AgentChannel::Next(Deadline deadline) {
+  std::string raw;
+  auto msg = NextMessage(deadline, &raw);
+  if (!msg.ok() && !raw.empty()) return Describe(msg.status());
+  return msg;
+}
+
+Result<Json> AgentChannel::NextMessage(Deadline deadline, std::string* raw) {
   for (;;) {
     if (InterruptFlag().load()) return Status::Interrupted("interrupted");
     Deadline slice = deadline.Min(Deadline::In(Millis(kCancelPollMs)));
@@ -37,7 +46,7 @@ Result<Json> AgentChannel::Next(Deadline deadline) {
     if (line.ok()) {
       if (line->empty()) continue;
       auto msg = protocol::ParseMessage(*line);
-      if (!msg.ok()) return Describe(msg.status());
+      if (!msg.ok()) *raw = std::move(*line);
       return msg;
     }
     if (line.status().Is(ErrorKind::kTimeout)) {
@@ -52,16 +61,34 @@ Result<Json> AgentChannel::Next(Deadline deadline) {
 }
 
 Result<Json> AgentChannel::ReadHello(Deadline deadline) {
-  auto msg = Next(deadline);
-  if (!msg.ok()) {
-    if (msg.status().Is(ErrorKind::kTimeout)) {
-      return Status::Timeout("no hello from the agent within the deadline");
+  for (;;) {
+    std::string raw;
+    auto msg = NextMessage(deadline, &raw);
+    if (!msg.ok() && !raw.empty()) {
+      // Not the agent yet: the shell talking. Keep it for the notice.
+      if (preamble_.size() < kMaxPreamble) {
+        preamble_ += raw.substr(0, kMaxPreamble - preamble_.size());
+        preamble_ += '\n';
+      }
+      continue;
     }
-    return msg.status().WithContext("hello");
+    std::string before =
+        preamble_.empty() ? ""
+                          : " (before it, stdout said: " + QuoteShellText(preamble_) + ")";
+    if (!msg.ok()) {
+      if (msg.status().Is(ErrorKind::kTimeout)) {
+        return Describe(
+            Status::Timeout("no hello from the agent within the deadline" + before));
+      }
+      // Already with stderr (NextMessage); the shell's words go after it.
+      Status s = msg.status();
+      if (!s.Is(ErrorKind::kInterrupted)) s = Status::Error(s.kind(), s.message() + before);
+      return s.WithContext("hello");
+    }
+    Status s = protocol::CheckHello(*msg);
+    if (!s.ok()) return s;
+    return msg;
   }
-  Status s = protocol::CheckHello(*msg);
-  if (!s.ok()) return s;
-  return msg;
 }
 
 Result<int64_t> AgentChannel::Send(const std::string& cmd, const Json& args,

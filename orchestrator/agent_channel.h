@@ -36,10 +36,15 @@ class AgentChannel {
   explicit AgentChannel(std::unique_ptr<RemoteProcess> process);
   ~AgentChannel();
 
-  // Reads the unprompted hello and checks the protocol version. Output that
-  // is not JSON (a login banner, "exec format error") becomes kProtocol
-  // quoting it together with stderr.
+  // Reads the unprompted hello and checks the protocol version. Lines that
+  // are not JSON before it (a login shell's banner: module systems, conda,
+  // "you have mail") are skipped and kept in preamble(); should the hello
+  // never come (kTimeout, kEof), the error quotes them with stderr.
   Result<Json> ReadHello(Deadline deadline);
+  // What the process printed before its hello; "" for a quiet shell. Kept
+  // up to kMaxPreamble bytes.
+  const std::string& preamble() const { return preamble_; }
+  static constexpr size_t kMaxPreamble = 4096;
 
   // Sends a request and returns its id.
   Result<int64_t> Send(const std::string& cmd, const Json& args,
@@ -67,7 +72,11 @@ class AgentChannel {
 
  private:
   Status Describe(Status s);
+  // Next, but a line that is not a message is returned as kProtocol with
+  // the line itself in `*raw`.
+  Result<Json> NextMessage(Deadline deadline, std::string* raw);
   std::unique_ptr<RemoteProcess> process_;
+  std::string preamble_;
   int64_t next_id_ = 1;
   bool closed_ = false;
 };

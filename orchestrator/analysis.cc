@@ -323,7 +323,7 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
       case Outcome::kWarn:
         v.kind = "warning";
         v.summary = where + " on " + who;
-        v.next_step = "review " + where + " on " + who;
+        v.next_step = "review " + where + " on " + who;  // OwnNextSteps below wins
         break;
       default:
         v.kind = "node-fail";

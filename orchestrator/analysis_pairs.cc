@@ -207,7 +207,13 @@ void CheckAnalysis::Bandwidth() {
       ++valued[l.b];
       double v = *r->value;
       std::vector<std::string> why;
-      if (v < o_.outlier_fraction * median) {
+      // A stage that judged the speed itself (evidence "speed": the mpi
+      // stage retests a suspect alone first) is taken at its word.
+      auto judged = r->evidence.find("speed");
+      bool stage_judged = judged != r->evidence.end() && judged->is_object();
+      if (stage_judged) {
+        if (judged->value("slow", false)) why.push_back(judged->value("why", "slow"));
+      } else if (v < o_.outlier_fraction * median) {
         why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / median))) +
                       "% of the median " + Num(median) + " " + r->unit);
       }

@@ -305,6 +305,22 @@ TEST(Analysis, AWarningSharedBySeveralNodesSaysWhatItIs) {
   EXPECT_EQ(vs[0].summary, "facts/nccl_env on n1 and n2: NCCL_IB_DISABLE=1 turns InfiniBand off");
 }
 
+TEST(Analysis, AWarningsStatedNextStepIsTheVerdictsNextStep) {
+  RunData d = Cluster(3);
+  AddNode(d, "n2", "connect", "shell", Outcome::kWarn, "prints text", "quiet");
+  d.node_results.back().evidence["next_step"] = "keep non-interactive shells quiet";
+  AddNode(d, "n3", "facts", "nccl_env", Outcome::kWarn);
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 2u) << Kinds(vs);
+  for (const auto& v : vs) {
+    if (v.check == "shell") {
+      EXPECT_EQ(v.next_step, "keep non-interactive shells quiet");
+    } else {
+      EXPECT_EQ(v.next_step, "review facts/nccl_env on n3");
+    }
+  }
+}
+
 TEST(Analysis, ManyHungPairsAreCountedNotAllSpelledOut) {
   RunData d = Cluster(12);
   AllPairs(d, 12, "nccl", "allreduce",

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "orchestrator/fanout.h"
+#include "orchestrator/framed_command.h"
 #include "orchestrator/sha256.h"
 
 namespace cc {
@@ -50,7 +51,8 @@ Status Fleet::Prepare(const std::function<void(const NodeState&)>& on_done) {
   std::ifstream in(options_.agent_binary, std::ios::binary);
   if (!in) {
     return Status::NotFound("agent binary " + options_.agent_binary +
-                            " not found (build it with `make`)");
+                            " not found (build it with `make programs`, or reinstall the "
+                            "clustercheck package; --agent FILE names another)");
   }
   std::stringstream ss;
   ss << in.rdbuf();
@@ -104,6 +106,7 @@ void Fleet::PrepareOne(NodeState& s) {
     return;
   }
   s.agent = std::move(*agent);
+  if (s.shell_noise.empty()) s.shell_noise = s.agent->preamble();
 }
 
 Status Fleet::Push(NodeState& s) {
@@ -111,16 +114,17 @@ Status Fleet::Push(NodeState& s) {
   std::string dir = node.ssh.agent_dir;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   s.agent_path = dir + "/" + agent_name_;
-  // One round trip tells both the architecture and whether the agent is
-  // already there.
-  CommandLine probe{{"sh", "-c",
-                     "uname -m; stat -c %s " + ShellQuote(s.agent_path) +
-                         " 2>/dev/null || echo missing"},
-                    {}};
-  auto out = RunToCompletion(*s.connection, probe,
-                             Deadline::InSeconds(node.ssh.command_timeout_s));
-  if (!out.ok()) return out.status().WithContext("probing the node");
-  std::istringstream lines(*out);
+  // One round trip tells the architecture, whether the agent is already
+  // there, and how long the shell takes to start. Framed: a login shell's
+  // banner must not be read as `uname -m`.
+  auto probe = RunFramed(*s.connection,
+                         "uname -m; stat -c %s " + ShellQuote(s.agent_path) +
+                             " 2>/dev/null || echo missing",
+                         Deadline::InSeconds(node.ssh.command_timeout_s));
+  if (!probe.ok()) return probe.status().WithContext("probing the node");
+  s.shell_noise = probe->shell_noise;
+  s.shell_startup_s = probe->startup_s;
+  std::istringstream lines(probe->output);
   std::string arch, size;
   std::getline(lines, arch);
   std::getline(lines, size);
@@ -133,7 +137,7 @@ Status Fleet::Push(NodeState& s) {
   if (size == std::to_string(agent_content_.size())) return Status::Ok();
   Status up = s.connection->Upload(
       agent_content_, s.agent_path, 0755,
-      Deadline::InSeconds(node.ssh.command_timeout_s));
+      Deadline::InSeconds(node.ssh.command_timeout_s + s.shell_startup_s));
   if (!up.ok()) return up.WithContext("uploading the agent to " + s.agent_path);
   s.bytes_pushed = static_cast<long long>(agent_content_.size());
   return Status::Ok();
@@ -142,6 +146,8 @@ Status Fleet::Push(NodeState& s) {
 Result<std::unique_ptr<AgentChannel>> Fleet::StartAgent(NodeState& s,
                                                        Deadline deadline) {
   const Node& node = *s.node;
+  deadline = Deadline::At(deadline.at() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(s.shell_startup_s)));
   CommandLine cmd{{s.agent_path, "--root=" + node.root}, node.env};
   auto proc = s.connection->Start(cmd, deadline);
   if (!proc.ok()) return proc.status().WithContext("starting the agent");

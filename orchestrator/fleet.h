@@ -41,6 +41,14 @@ struct NodeState {
   Json hello;
   long long bytes_pushed = 0;
   double prepare_ms = 0;
+  // What the node's login shell printed around our commands or before the
+  // agent's hello; "" for a quiet shell (shell_notice.h).
+  std::string shell_noise;
+  // Seconds from starting a command until it ran (channel setup and the
+  // shell's startup files), measured by the push's probe; added to the
+  // deadline of every later command on the node, so that a slow login shell
+  // is not taken for a hang.
+  double shell_startup_s = 0;
   std::vector<std::string> warnings;
   bool usable() const { return status.ok(); }
 };
@@ -70,7 +78,8 @@ class Fleet {
   void ForEach(const std::vector<std::string>& names,
                const std::function<void(NodeState&)>& fn);
 
-  // Starts one more agent process on the node and reads its hello.
+  // Starts one more agent process on the node and reads its hello, by
+  // `deadline` plus the node's shell_startup_s.
   Result<std::unique_ptr<AgentChannel>> StartAgent(NodeState& state,
                                                   Deadline deadline);
 

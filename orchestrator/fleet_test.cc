@@ -10,8 +10,10 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/shell_frame.h"
 #include "orchestrator/fake_transport.h"
 
 namespace cc {
@@ -42,16 +44,35 @@ std::vector<Node> Nodes(int n) {
   return nodes;
 }
 
-// A node of `arch` whose probe (`uname -m; stat`) answers from the files
-// the transport holds, and whose agent says hello unless `hangs`.
+// The frame a framed probe script asked for (common/shell_frame.h).
+ShellFrame FrameOf(const std::string& script) {
+  const std::string kBegin = ":clustercheck-begin:";
+  size_t at = script.find(kBegin);
+  EXPECT_NE(at, std::string::npos) << "the probe is not framed: " << script;
+  if (at == std::string::npos) return MakeShellFrame("none");
+  at += kBegin.size();
+  return MakeShellFrame(script.substr(at, script.find(':', at) - at));
+}
+
+// How a node's login shell behaves for every command it starts.
+struct ShellScript {
+  std::vector<std::string> banner;  // printed before the command's output
+  int startup_ms = 0;               // spent before the command runs
+};
+
+// A node of `arch` whose probe (`uname -m; stat`, framed) answers from the
+// files the transport holds, and whose agent says hello unless `hangs`.
 FakeNode ScriptedNode(FakeTransport& t, const std::string& name,
-                      const std::string& arch, bool hangs = false) {
+                      const std::string& arch, bool hangs = false,
+                      ShellScript shell = {}) {
   FakeNode node;
   FakeProgram agent = FakeAgent([](const nlohmann::json&) {
     return std::vector<nlohmann::json>{};
   });
   if (hangs) agent = FakeProgram{}, agent.hang = true;
-  node.program.on_start = [&t, name, arch, agent](const CommandLine& cmd) {
+  node.program.on_start = [&t, name, arch, agent, shell](const CommandLine& cmd) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(shell.startup_ms));
+    FakeReply reply;
     if (cmd.argv.at(0) == "sh") {
       const std::string& script = cmd.argv.at(2);
       std::string size = "missing";
@@ -60,10 +81,15 @@ FakeNode ScriptedNode(FakeTransport& t, const std::string& name,
           size = std::to_string(content.size());
         }
       }
-      return FakeReply::Exit({arch, size});
+      ShellFrame frame = FrameOf(script);
+      reply = FakeReply::Exit({"", frame.begin, arch, size, "", frame.end});
+    } else if (agent.hang) {
+      reply = FakeReply::Hang();
+    } else {
+      reply = agent.on_start(cmd);
     }
-    if (agent.hang) return FakeReply::Hang();
-    return agent.on_start(cmd);
+    reply.lines.insert(reply.lines.begin(), shell.banner.begin(), shell.banner.end());
+    return reply;
   };
   node.program.on_line = [agent](const CommandLine& cmd, const std::string& line) {
     return agent.on_line ? agent.on_line(cmd, line) : FakeReply{};
@@ -88,6 +114,7 @@ TEST(Fleet, PushesTheAgentOnceUnderItsContentAddressAndGreetsIt) {
       EXPECT_TRUE(s->usable()) << s->node->name << ": " << s->status.ToString();
       EXPECT_EQ(s->agent_path.rfind("/opt/cc/agent-", 0), 0u) << s->agent_path;
       EXPECT_EQ(s->agent_path.size(), std::string("/opt/cc/agent-").size() + 16);
+      EXPECT_EQ(s->shell_noise, "") << "a quiet shell has nothing to say";
     }
     EXPECT_EQ(fleet.bytes_pushed(), 3 * static_cast<long long>(sizeof(Elf64_Ehdr) + 2));
   }
@@ -180,6 +207,65 @@ TEST(Fleet, UnreachableNodesFailAtConnectWithTheirReason) {
   EXPECT_EQ(fleet.Find("n2")->step, "connect");
   EXPECT_TRUE(fleet.Find("n2")->status.Is(ErrorKind::kUnreachable));
   EXPECT_TRUE(fleet.Find("n1")->usable());
+  std::remove(binary.c_str());
+}
+
+TEST(Fleet, ATalkingShellIsNotReadAsTheArchitectureAndItsTextIsKept) {
+  std::string binary = FakeAgentBinary(EM_X86_64, "x");
+  auto nodes = Nodes(2);
+  FakeTransport t;
+  t.SetNode("n1", ScriptedNode(t, "n1", "x86_64"));
+  ShellScript talks;
+  talks.banner = {"Welcome to the Example HPC Center", "You have mail."};
+  t.SetNode("n2", ScriptedNode(t, "n2", "x86_64", false, talks));
+  FleetOptions o;
+  o.agent_binary = binary;
+  Fleet fleet(t, nodes, o);
+  ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
+  const NodeState* n2 = fleet.Find("n2");
+  EXPECT_TRUE(n2->usable()) << n2->status.ToString();
+  EXPECT_EQ(t.UploadCount("n2"), 1);
+  EXPECT_EQ(n2->shell_noise, "Welcome to the Example HPC Center\nYou have mail.");
+  EXPECT_EQ(fleet.Find("n1")->shell_noise, "");
+  std::remove(binary.c_str());
+}
+
+TEST(Fleet, TextBeforeTheAgentsHelloIsKeptWhenTheProbeSawNone) {
+  // Without push there is no probe: the hello is where the text shows.
+  auto nodes = Nodes(1);
+  FakeTransport t;
+  ShellScript talks;
+  talks.banner = {"conda: base activated"};
+  t.SetNode("n1", ScriptedNode(t, "n1", "x86_64", false, talks));
+  FleetOptions o;
+  o.agent_binary = "/bin/true";
+  o.push = false;
+  Fleet fleet(t, nodes, o);
+  ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
+  const NodeState* n1 = fleet.Find("n1");
+  EXPECT_TRUE(n1->usable()) << n1->status.ToString();
+  EXPECT_EQ(n1->shell_noise, "conda: base activated\n");
+}
+
+TEST(Fleet, ASlowShellIsMeasuredAndAddedToTheHelloDeadline) {
+  std::string binary = FakeAgentBinary(EM_X86_64, "x");
+  auto nodes = Nodes(1);
+  FakeTransport t;
+  ShellScript slow;
+  slow.startup_ms = 400;
+  t.SetNode("n1", ScriptedNode(t, "n1", "x86_64", /*hangs=*/true, slow));
+  FleetOptions o;
+  o.agent_binary = binary;
+  o.hello_timeout_s = 0.2;
+  Fleet fleet(t, nodes, o);
+  ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
+  const NodeState* n1 = fleet.Find("n1");
+  EXPECT_GE(n1->shell_startup_s, 0.4);
+  EXPECT_LT(n1->shell_startup_s, 5.0);
+  // The agent never says hello: it is given 0.2 s plus the 0.4 s the shell
+  // takes (its own start included), so about 0.4 + 0.6 s in all, not 0.6.
+  EXPECT_EQ(n1->step, "hello");
+  EXPECT_GE(n1->prepare_ms, 950) << "the shell's startup was not added";
   std::remove(binary.c_str());
 }
 

@@ -479,9 +479,13 @@ TEST(ShippedInventories, LocalParses) {
   Result<Inventory> r = LoadInventory(SourceFile("inventories/local.toml"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->transport, "local");
-  ASSERT_EQ(r->nodes.size(), 1u);
-  EXPECT_EQ(r->nodes[0].name, "localhost");
-  EXPECT_EQ(r->stages, (std::vector<std::string>{"facts", "parity"}));
+  // Two "nodes" on loopback addresses, so that the pair stages have a pair;
+  // every stage, so that `make run` shows the whole pipeline (issue 18).
+  ASSERT_EQ(r->nodes.size(), 2u);
+  EXPECT_EQ(r->nodes[0].address, "127.0.0.11");
+  EXPECT_EQ(r->nodes[1].address, "127.0.0.12");
+  EXPECT_EQ(r->stages,
+            (std::vector<std::string>{"facts", "parity", "nics", "ports", "nccl", "mpi"}));
 }
 
 TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {

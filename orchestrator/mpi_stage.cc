@@ -1,30 +1,42 @@
 // `mpi`: can Open MPI start a job across the nodes on the selected NIC, and
 // how fast do they talk through it (DESIGN.md step 5, issue 9)? mpirun runs
 // here, on the controller, as operators launch jobs: a hostfile of the
-// usable nodes (one rank each, rank i on the i-th), ssh with the
-// inventory's settings (mpi_launch.h), --mca btl_tcp_if_include /
-// oob_tcp_if_include from [stages.mpi] or else the nics stage's choice
-// (selection "mpi_mca"). It runs clustercheck-mpi-probe (mpi/mpi_probe.cc):
-// an exact MPI_Allreduce, then ping-pong latency and bandwidth for every
-// pair in the NCCL stage's round-robin rounds.
+// usable nodes by their inventory addresses (the ones this machine's ssh
+// and its known_hosts know; one rank each, rank i on the i-th), ssh with
+// the inventory's settings (mpi_launch.h), --mca btl_tcp_if_include from
+// [stages.mpi] or else the nics stage's data network (selection "mpi_mca"),
+// and oob_tcp_if_include from [stages.mpi] or else a network this machine
+// shares with every node (mpi_oob.h; the choice and why go into the meta).
+// It runs clustercheck-mpi-probe (mpi/mpi_probe.cc): an exact
+// MPI_Allreduce, then ping-pong latency and bandwidth for every pair in the
+// NCCL stage's round-robin rounds.
 //
 // mpirun has a deadline; at it, its process group is killed and what was
-// not reported is `hang`. When ranks did not start and Open MPI's messages
-// name no node, every node is launched alone (one rank, at most
-// kIsolationWindow at once): the nodes that fail alone are the ones named.
-// Without mpirun (or one that is not Open MPI) or without the probe, the
-// stage is `skip` with the reason.
+// not reported is `hang`. No accusation on one job (mpi_confirm.h): when
+// the first job has a fail, hang or error, the whole job runs again with a
+// longer deadline and the attempts are merged (flaky when they disagree).
+// When ranks of that second job did not start and Open MPI's messages name
+// no node, every node is launched alone (one rank, at most
+// kIsolationWindow at once), and a node that fails alone is launched alone
+// once more: the nodes that fail alone twice are the ones named. A pair
+// whose bandwidth is far below the median is measured again alone
+// (mpi_speed.h) and called slow only when that agrees. Without mpirun (or
+// one that is not Open MPI) or without the probe, the stage is `skip` with
+// the reason.
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "common/hostlist.h"
 #include "orchestrator/agent_channel.h"
 #include "orchestrator/local_transport.h"
+#include "orchestrator/mpi_confirm.h"
 #include "orchestrator/mpi_launch.h"
+#include "orchestrator/mpi_speed.h"
 #include "orchestrator/mpi_verdict.h"
 #include "orchestrator/mpirun_exec.h"
 #include "orchestrator/run_command.h"
@@ -38,6 +50,11 @@ constexpr double kDefaultTimeoutS = 120;
 constexpr double kDefaultPairTimeoutS = 10;
 constexpr double kIsolationTimeoutS = 60;
 constexpr size_t kIsolationWindow = 16;
+// A retest's deadlines are this many times the first attempt's.
+constexpr double kRetestDeadlineFactor = 2.5;
+// At most this many suspect pairs are measured again alone; past that the
+// slowness is no pair's own.
+constexpr int kMaxSpeedRetests = 8;
 
 struct MpiSettings {
   std::string mpirun;  // "" = search PATH
@@ -119,14 +136,14 @@ class MpiStage : public Stage {
     if (!w.ok()) return w;
     o.np = static_cast<int>(hosts.size());
     o.btl_tcp_if_include = MpiInterface(ctx, s_.btl_if, "btl_tcp_if_include");
-    o.oob_tcp_if_include = MpiInterface(ctx, s_.oob_if, "oob_tcp_if_include");
+    o.oob_tcp_if_include = oob_.value;
     o.extra_args = s_.extra_args;
     o.program = probe_;
     o.program_args = probe_args;
     return MpirunArgv(o);
   }
 
-  std::vector<std::string> ProbeArgs() const {
+  std::vector<std::string> ProbeArgs(double pair_timeout_s) const {
     auto num = [](double v) {
       std::string t = std::to_string(v);
       t.erase(t.find_last_not_of('0') + 1);
@@ -134,53 +151,160 @@ class MpiStage : public Stage {
       return t;
     };
     return {"--bw-bytes", std::to_string(s_.message_bytes), "--iters", std::to_string(s_.iters),
-            "--timeout-s", num(s_.pair_timeout_s)};
+            "--timeout-s", num(pair_timeout_s)};
+  }
+
+  // One mpirun of the probe over `hosts` and its judgement.
+  struct Job {
+    std::vector<std::string> argv;
+    MpirunRun run;
+    MpiRunFacts facts;
+    MpiRunJudgement judgement;
+  };
+
+  // Runs the whole job with deadlines scaled by `factor`; `isolate`: when
+  // ranks did not start and no node is named, launch each node alone.
+  Job RunJob(StageContext& ctx, const std::string& tag, double factor, bool isolate) {
+    Job job;
+    auto argv = Argv(ctx, hosts_, tag, ProbeArgs(s_.pair_timeout_s * factor));
+    if (!argv.ok()) {
+      job.run.status = argv.status();
+      return job;
+    }
+    job.argv = *argv;
+    job.run = RunMpirun(job.argv, s_.timeout_s * factor);
+    if (!job.run.status.ok()) return job;
+    MpiRunFacts& f = job.facts;
+    for (const Node* n : nodes_) f.nodes.push_back(n->name);
+    f.hung = job.run.hung;
+    f.exit_code = job.run.exit_code;
+    f.timeout_s = s_.timeout_s * factor;
+    for (const std::string& l : job.run.stdout_lines) AddMpiProbeLine(l, &f.output);
+    for (const std::string& l : job.run.stderr_lines) AddMpiProbeLine(l, &f.output);
+    for (const auto& [rank, h] : f.output.hellos) {
+      if (rank < static_cast<int>(nodes_.size()) && !h.host.empty()) {
+        aliases_[h.host] = nodes_[rank]->name;
+      }
+    }
+    f.blames = AttributeMpiMessages(f.output.other, aliases_);
+    if (isolate && f.output.hellos.size() < nodes_.size() && !AnyNodeNamed(f.blames)) {
+      Isolate(ctx, &f.blames);
+    }
+    job.judgement = JudgeMpiRun(f);
+    for (NodeResult& r : job.judgement.nodes) {
+      if (r.check != "launch") continue;
+      r.evidence["argv"] = job.argv;
+      r.evidence["mpirun"] = version_;
+      r.evidence["oob"] = oob_.ToJson();
+    }
+    return job;
   }
 
   Status Launch(StageContext& ctx) {
-    std::vector<MpiHost> hosts;
-    std::map<std::string, std::string> aliases;
     for (const Node* n : nodes_) {
-      hosts.push_back({n->name, MpiAddressOf(ctx, *n), n->ssh});
-      aliases[n->name] = n->name;
-      aliases[hosts.back().address] = n->name;
-      aliases[n->address] = n->name;
+      // The inventory's address: the one this machine's own ssh uses, whose
+      // host key its known_hosts holds. The data network is for the ranks'
+      // traffic (btl_tcp_if_include), not for mpirun's ssh.
+      hosts_.push_back({n->name, n->address, n->ssh});
+      aliases_[n->name] = n->name;
+      aliases_[n->address] = n->name;
     }
-    auto argv = Argv(ctx, hosts, "", ProbeArgs());
-    if (!argv.ok()) return argv.status();
-    MpirunRun run = RunMpirun(*argv, s_.timeout_s);
-    if (!run.status.ok()) return run.status.WithContext(mpirun_);
-    MpiRunFacts f;
-    for (const Node* n : nodes_) f.nodes.push_back(n->name);
-    f.hung = run.hung;
-    f.exit_code = run.exit_code;
-    f.timeout_s = s_.timeout_s;
-    for (const std::string& l : run.stdout_lines) AddMpiProbeLine(l, &f.output);
-    for (const std::string& l : run.stderr_lines) AddMpiProbeLine(l, &f.output);
-    for (const auto& [rank, h] : f.output.hellos) {
-      if (rank < static_cast<int>(nodes_.size()) && !h.host.empty()) aliases[h.host] = nodes_[rank]->name;
+    oob_ = ChooseMpiOob(ctx, nodes_, s_.oob_if);
+    ctx.progress().Note("mpi: oob_tcp_if_include " +
+                        (oob_.value.empty() ? std::string("left to Open MPI") : oob_.value) +
+                        ": " + oob_.why);
+    Job first = RunJob(ctx, "", 1, false);
+    if (!first.run.status.ok()) return first.run.status.WithContext(mpirun_);
+    MpiRunJudgement judged = first.judgement;
+    RetestCounts counts;
+    Json meta = JobMeta(first);
+    if (MpiNeedsConfirmation(judged) && !InterruptFlag().load()) {
+      Job second = RunJob(ctx, ".retest", kRetestDeadlineFactor, true);
+      if (!second.run.status.ok()) return second.run.status.WithContext(mpirun_);
+      judged = MergeMpiAttempts(first.judgement, second.judgement, &counts);
+      meta["retest"] = JobMeta(second);
     }
-    f.blames = AttributeMpiMessages(f.output.other, aliases);
-    if (f.output.hellos.size() < nodes_.size() && !AnyNodeNamed(f.blames)) {
-      Isolate(ctx, hosts, aliases, &f.blames);
-    }
-    MpiRunJudgement j = JudgeMpiRun(f);
-    for (NodeResult& r : j.nodes) {
-      if (r.check == "launch") {
-        r.evidence["argv"] = *argv;
-        r.evidence["mpirun"] = version_;
-      }
-      ctx.Record(std::move(r));
-    }
-    ctx.Record(std::move(j.pairs));
-    std::vector<std::string> tail = f.output.other;
-    if (tail.size() > 80) tail.erase(tail.begin(), tail.end() - 80);
-    Json meta = {{"argv", *argv},       {"mpirun", version_},    {"hung", run.hung},
-                 {"exit", run.exit_code}, {"open_mpi_said", tail}, {"problems", f.output.problems}};
+    meta["speed"] = JudgeSpeed(ctx, &judged.pairs);
+    meta["oob"] = oob_.ToJson();
+    for (NodeResult& r : judged.nodes) ctx.Record(std::move(r));
+    ctx.Record(std::move(judged.pairs));
+    ctx.RecordRetests("mpi", counts);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "mpi", meta);
     (void)s;  // the results above are what matters; meta is for people
     ctx.progress().Advance();
     return Status::Ok();
+  }
+
+  Json JobMeta(const Job& job) const {
+    std::vector<std::string> tail = job.facts.output.other;
+    if (tail.size() > 80) tail.erase(tail.begin(), tail.end() - 80);
+    return {{"argv", job.argv},          {"mpirun", version_},
+            {"hung", job.run.hung},      {"exit", job.run.exit_code},
+            {"open_mpi_said", tail},     {"problems", job.facts.output.problems}};
+  }
+
+  // Bandwidth outliers (mpi_speed.h): each suspect is measured again alone,
+  // one pair at a time on the whole cluster, and is slow only if that
+  // agrees. Returns what it did, for the meta.
+  Json JudgeSpeed(StageContext& ctx, std::vector<PairResult>* pairs) {
+    const SpeedRule rule;
+    SpeedJudgement sj = SlowSuspects(*pairs, rule);
+    std::set<size_t> suspects(sj.suspects.begin(), sj.suspects.end());
+    for (size_t i = 0; i < pairs->size(); ++i) {
+      if (!suspects.count(i)) MarkJudged(&(*pairs)[i], sj);
+    }
+    int retested = 0, slow = 0;
+    for (size_t i : sj.suspects) {
+      PairResult& r = (*pairs)[i];
+      if (retested >= kMaxSpeedRetests || InterruptFlag().load()) {
+        MarkJudged(&r, sj);
+        r.evidence["speed"]["note"] = "a suspect not retested (the retests' cap): not called slow";
+        continue;
+      }
+      ++retested;
+      r = ConfirmSlow(r, MeasureAlone(ctx, r.src, r.dst, retested), sj.median, rule);
+      if (r.state == "slow") ++slow;
+    }
+    return {{"median_gbps", sj.median}, {"suspects", sj.suspects.size()},
+            {"retested", retested},     {"slow", slow},
+            {"note", sj.note},          {"fraction", rule.fraction},
+            {"min_measure_s", rule.min_measure_s}};
+  }
+
+  // The bandwidth of src-dst measured by a job of those two ranks alone.
+  PairResult MeasureAlone(StageContext& ctx, const std::string& src, const std::string& dst,
+                          int k) {
+    PairResult r;
+    r.stage = "mpi";
+    r.src = src;
+    r.dst = dst;
+    r.check = "bandwidth";
+    r.outcome = Outcome::kError;
+    std::vector<MpiHost> two;
+    for (const std::string& name : {src, dst}) {
+      for (const MpiHost& h : hosts_) {
+        if (h.node == name) two.push_back(h);
+      }
+    }
+    auto argv = Argv(ctx, two, ".speed" + std::to_string(k), ProbeArgs(s_.pair_timeout_s));
+    if (!argv.ok()) {
+      r.message = argv.status().ToString();
+      return r;
+    }
+    MpirunRun run = RunMpirun(*argv, s_.timeout_s);
+    MpiProbeOutput o;
+    for (const std::string& l : run.stdout_lines) AddMpiProbeLine(l, &o);
+    const MpiPairLine* p = FindMpiPair(o, 0, 1);
+    if (!p || !p->ok) {
+      r.outcome = run.hung ? Outcome::kHang : Outcome::kFail;
+      r.message = p ? p->error : "no measurement (mpirun exited " + std::to_string(run.exit_code) + ")";
+      return r;
+    }
+    r.outcome = Outcome::kPass;
+    r.value = p->bandwidth_gbps;
+    r.unit = "GB/s";
+    r.message = std::to_string(p->bandwidth_gbps) + " GB/s";
+    return r;
   }
 
   static bool AnyNodeNamed(const std::vector<MpiBlame>& blames) {
@@ -190,51 +314,82 @@ class MpiStage : public Stage {
     return false;
   }
 
-  // Launches every node alone; a node that fails alone is blamed with what
-  // Open MPI said about it.
-  void Isolate(StageContext& ctx, const std::vector<MpiHost>& hosts,
-               const std::map<std::string, std::string>& aliases, std::vector<MpiBlame>* blames) {
-    std::vector<MpirunRun> runs(hosts.size());
-    std::vector<std::vector<std::string>> argvs(hosts.size());
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      auto a = Argv(ctx, {hosts[i]}, "." + std::to_string(i), {"--timeout-s", "5"});
-      if (a.ok()) argvs[i] = *a;
+  // Runs each of `which` (indices into hosts_) alone, at most
+  // kIsolationWindow at once, deadline `limit`; true where it worked.
+  std::vector<MpirunRun> RunAlone(StageContext& ctx, const std::vector<size_t>& which,
+                                  const std::string& tag, double limit) {
+    std::vector<MpirunRun> runs(which.size());
+    std::vector<std::vector<std::string>> argvs(which.size());
+    for (size_t k = 0; k < which.size(); ++k) {
+      auto a = Argv(ctx, {hosts_[which[k]]}, tag + std::to_string(which[k]), {"--timeout-s", "5"});
+      if (a.ok()) argvs[k] = *a;
     }
-    double limit = std::min(s_.timeout_s, kIsolationTimeoutS);
-    for (size_t start = 0; start < hosts.size(); start += kIsolationWindow) {
+    for (size_t start = 0; start < which.size(); start += kIsolationWindow) {
       std::vector<std::thread> threads;
-      for (size_t i = start; i < std::min(hosts.size(), start + kIsolationWindow); ++i) {
-        if (argvs[i].empty()) continue;
-        threads.emplace_back([&, i] { runs[i] = RunMpirun(argvs[i], limit); });
+      for (size_t k = start; k < std::min(which.size(), start + kIsolationWindow); ++k) {
+        if (argvs[k].empty()) continue;
+        threads.emplace_back([&, k] { runs[k] = RunMpirun(argvs[k], limit); });
       }
       for (std::thread& t : threads) t.join();
     }
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      MpiProbeOutput o;
-      for (const std::string& l : runs[i].stdout_lines) AddMpiProbeLine(l, &o);
-      for (const std::string& l : runs[i].stderr_lines) AddMpiProbeLine(l, &o);
-      if (!o.hellos.empty() && o.done.count(0)) continue;  // fine alone
-      MpiBlame b;
-      b.kind = "alone";
-      b.nodes = {hosts[i].node};
-      std::string said;
-      for (const MpiBlame& x : AttributeMpiMessages(o.other, aliases)) {
-        said += (said.empty() ? "" : "; ") + x.message;
-      }
-      if (said.empty()) {
-        for (const std::string& l : o.other) {
-          if (l.find_first_not_of("- ") == std::string::npos) continue;
-          said += (said.empty() ? "Open MPI: \"" : " ") + l;
-          if (said.size() > 400) break;
-        }
-        if (!said.empty()) said += "\"";
-      }
-      b.message = hosts[i].node + " fails even alone (mpirun -np 1 on it " +
-                  (runs[i].hung ? "hung for " + std::to_string(static_cast<int>(limit)) + " s"
-                                : "exited " + std::to_string(runs[i].exit_code)) +
-                  ")" + (said.empty() ? "" : ": " + said);
-      blames->push_back(b);
+    return runs;
+  }
+
+  static bool StartedAlone(const MpirunRun& run, MpiProbeOutput* o) {
+    for (const std::string& l : run.stdout_lines) AddMpiProbeLine(l, o);
+    for (const std::string& l : run.stderr_lines) AddMpiProbeLine(l, o);
+    return !o->hellos.empty() && o->done.count(0);
+  }
+
+  // Launches every node alone; a node that fails alone is launched alone
+  // once more with a longer deadline, and a node that fails both times is
+  // blamed with what Open MPI said about it.
+  void Isolate(StageContext& ctx, std::vector<MpiBlame>* blames) {
+    std::vector<size_t> all(hosts_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    double limit = std::min(s_.timeout_s, kIsolationTimeoutS);
+    std::vector<MpirunRun> runs = RunAlone(ctx, all, ".", limit);
+    std::vector<size_t> failed;
+    std::vector<MpiProbeOutput> outputs(all.size());
+    for (size_t i : all) {
+      if (!StartedAlone(runs[i], &outputs[i])) failed.push_back(i);
     }
+    std::vector<MpirunRun> again =
+        RunAlone(ctx, failed, ".again", limit * kRetestDeadlineFactor);
+    for (size_t k = 0; k < failed.size(); ++k) {
+      MpiProbeOutput o2;
+      size_t i = failed[k];
+      if (StartedAlone(again[k], &o2)) {
+        ctx.progress().Note("mpi: " + hosts_[i].node +
+                            " failed alone once and started alone on the retest: not named");
+        continue;
+      }
+      blames->push_back(AloneBlame(hosts_[i].node, runs[i], outputs[i], limit));
+    }
+  }
+
+  MpiBlame AloneBlame(const std::string& node, const MpirunRun& run, const MpiProbeOutput& o,
+                      double limit) const {
+    MpiBlame b;
+    b.kind = "alone";
+    b.nodes = {node};
+    std::string said;
+    for (const MpiBlame& x : AttributeMpiMessages(o.other, aliases_)) {
+      said += (said.empty() ? "" : "; ") + x.message;
+    }
+    if (said.empty()) {
+      for (const std::string& l : o.other) {
+        if (l.find_first_not_of("- ") == std::string::npos) continue;
+        said += (said.empty() ? "Open MPI: \"" : " ") + l;
+        if (said.size() > 400) break;
+      }
+      if (!said.empty()) said += "\"";
+    }
+    b.message = node + " fails even alone, twice (mpirun -np 1 on it " +
+                (run.hung ? "hung for " + std::to_string(static_cast<int>(limit)) + " s"
+                          : "exited " + std::to_string(run.exit_code)) +
+                ")" + (said.empty() ? "" : ": " + said);
+    return b;
   }
 
   static void Record(StageContext& ctx, const std::string& node, const std::string& check,
@@ -244,6 +399,10 @@ class MpiStage : public Stage {
 
   MpiSettings s_;
   std::vector<const Node*> nodes_;
+  std::vector<MpiHost> hosts_;  // nodes_ as mpirun reaches them
+  // Every name a node goes by in Open MPI's messages -> its inventory name.
+  std::map<std::string, std::string> aliases_;
+  OobChoice oob_;
   std::string mpirun_, probe_, version_;
   TempDir dir_;
 };

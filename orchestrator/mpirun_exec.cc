@@ -1,5 +1,9 @@
 #include "orchestrator/mpirun_exec.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -122,16 +126,59 @@ Status TempDir::Write(const std::string& name, const std::string& text) const {
   return f ? Status::Ok() : Status::Io("cannot write " + path_ + "/" + name);
 }
 
-std::string MpiAddressOf(const StageContext& ctx, const Node& node) {
-  for (const char* key : {"addresses", "address_of"}) {
-    auto sel = ctx.Selection(key);
-    if (sel.is_object() && sel.contains(node.name) &&
-        sel[node.name].is_string() &&
-        !sel[node.name].get<std::string>().empty()) {
-      return sel[node.name];
+std::vector<LocalInterface> LocalIpv4Interfaces() {
+  std::vector<LocalInterface> out;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !i->ifa_netmask) continue;
+    char buf[INET_ADDRSTRLEN];
+    auto* a = reinterpret_cast<sockaddr_in*>(i->ifa_addr);
+    if (!inet_ntop(AF_INET, &a->sin_addr, buf, sizeof buf)) continue;
+    uint32_t mask = ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr);
+    out.push_back({i->ifa_name, buf, __builtin_popcount(mask)});
+  }
+  freeifaddrs(list);
+  return out;
+}
+
+namespace {
+
+// An IPv4 literal as it is; a host name resolved (IPv4); "" when neither.
+std::string Ipv4Of(const std::string& address) {
+  in_addr a{};
+  if (inet_pton(AF_INET, address.c_str(), &a) == 1) return address;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(address.c_str(), nullptr, &hints, &res) != 0 || !res) return "";
+  char buf[INET_ADDRSTRLEN];
+  auto* sin = reinterpret_cast<sockaddr_in*>(res->ai_addr);
+  std::string out = inet_ntop(AF_INET, &sin->sin_addr, buf, sizeof buf) ? buf : "";
+  freeaddrinfo(res);
+  return out;
+}
+
+}  // namespace
+
+OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& nodes,
+                       const std::string& setting) {
+  if (setting.empty() && ctx.inventory().transport == "local") {
+    return {"", "local", "a local run: every rank is on this machine"};
+  }
+  OobInputs in;
+  in.setting = setting;
+  if (setting.empty()) {
+    in.interfaces = LocalIpv4Interfaces();
+    Json data = ctx.Selection("addresses");
+    for (const Node* n : nodes) {
+      in.inventory_addresses[n->name] = Ipv4Of(n->address);
+      if (data.is_object() && data.contains(n->name) && data[n->name].is_string()) {
+        in.data_addresses[n->name] = data[n->name];
+      }
     }
   }
-  return node.address;
+  return ChooseOobNetwork(in);
 }
 
 std::string MpiInterface(const StageContext& ctx, const std::string& setting,

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "orchestrator/mpi_launch.h"
+#include "orchestrator/mpi_oob.h"
 #include "orchestrator/stage.h"
 
 namespace cc {
@@ -45,12 +46,21 @@ class TempDir {
   std::string path_;
 };
 
-// The node's address on the nics stage's network (selection "addresses"
-// or "address_of"), else the inventory's.
-std::string MpiAddressOf(const StageContext& ctx, const Node& node);
+// This machine's IPv4 interfaces (getifaddrs), loopback included; empty
+// when they cannot be listed.
+std::vector<LocalInterface> LocalIpv4Interfaces();
+
+// Where mpirun's OOB channel goes (mpi_oob.h) for `nodes`: the setting, else
+// the network this machine shares with the nodes' inventory addresses (an
+// address that is a host name is resolved here, IPv4 only), else with their
+// data addresses (the nics stage's selection "addresses"). Local runs need
+// none: every rank is on this machine.
+OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& nodes,
+                       const std::string& setting);
 
 // The stage's own setting wins: an operator who names an interface means
-// it; otherwise the nics stage's choice (selection "mpi_mca"[key]);
+// it; otherwise the nics stage's choice (selection "mpi_mca"[key]; used for
+// btl_tcp_if_include: OOB is ChooseMpiOob's);
 // otherwise "" (Open MPI tries every interface).
 std::string MpiInterface(const StageContext& ctx, const std::string& setting,
                          const char* key);

@@ -61,10 +61,14 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     const auto& group = groups[i];
     std::vector<MpiHost> hosts;
     std::vector<std::string> addresses;
+    std::vector<const Node*> nodes;
     int np = 0;
     for (const NcclMember* m : group) {
       const Node& node = *m->state->node;
-      hosts.push_back({node.name, MpiAddressOf(ctx, node), node.ssh});
+      nodes.push_back(&node);
+      // The inventory's address: the one this machine's ssh (and its
+      // known_hosts) knows; the data network is btl_tcp_if_include's.
+      hosts.push_back({node.name, node.address, node.ssh});
       addresses.push_back(hosts.back().address);
       np += m->gpus;
     }
@@ -76,7 +80,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
                                   NcclMpiHostfile(group, addresses, local), &o);
     o.np = np;
     o.btl_tcp_if_include = MpiInterface(ctx, "", "btl_tcp_if_include");
-    o.oob_tcp_if_include = MpiInterface(ctx, "", "oob_tcp_if_include");
+    o.oob_tcp_if_include = ChooseMpiOob(ctx, nodes, "").value;
     o.program = probe;
     std::string req = NcclMpiRequest(group, s).dump();
     o.program_args = {"--request-hex", agent::HexEncode(req.data(), req.size())};

@@ -43,11 +43,13 @@ struct LostNode {
 // answered with an error of its own (protocol, bad argument, internal).
 bool MeansNodeLost(const Status& s);
 
-// True when a probe between src and dst with outcome `o` says nothing
-// about ports once `lost` holds one of them: anything but pass or warn
-// (those were measured before the loss and stand).
+// True when a probe between src and dst with outcome `o` and stored state
+// `state` says nothing about ports once `lost` holds one of them: anything
+// but a pass (measured before the loss) or an "in-use" (a foreign holder
+// found before the loss). A warn such as "connected, but no token came
+// back" is what a link going down mid-connection looks like.
 bool HiddenByLoss(const std::string& src, const std::string& dst, Outcome o,
-                  const std::set<std::string>& lost);
+                  const std::string& state, const std::set<std::string>& lost);
 
 // The one verdict for `lost`. `before` are the probes with the node as
 // sender or receiver that were measured (not hidden) before it was lost.

@@ -16,11 +16,13 @@ TEST(MeansNodeLost, ChannelFailuresMeanLostAndAgentErrorsDoNot) {
 
 TEST(HiddenByLoss, OnlyFailuresTouchingALostNodeAreHidden) {
   std::set<std::string> lost = {"n3"};
-  EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kFail, lost));
-  EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kHang, lost));
-  EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kError, lost));
-  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kPass, lost));  // measured before
-  EXPECT_FALSE(HiddenByLoss("n1", "n2", Outcome::kFail, lost));  // not about n3
+  EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kFail, "filtered", lost));
+  EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kHang, "error", lost));
+  EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kError, "error", lost));
+  EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kWarn, "open", lost));  // no token: cut off
+  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kPass, "open", lost));  // measured before
+  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kWarn, "in-use", lost));  // a real finding
+  EXPECT_FALSE(HiddenByLoss("n1", "n2", Outcome::kFail, "filtered", lost));  // not about n3
 }
 
 TEST(NodeLostVerdict, NamesTheNodeWhenItWasLostAndWhatWasMeasuredBefore) {

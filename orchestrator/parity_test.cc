@@ -601,6 +601,7 @@ TEST(JudgeParity, UnknownDriverIsNotJudgedByTheCudaRules) {
   nodes[1].fields.erase("driver");
   nodes[1].fields.erase("cuda_driver");
   nodes[1].unknown["driver"] = "gpu: NVML did not return within 180 s";
+  nodes[1].unknown["gpu_count"] = "gpu: NVML did not return within 180 s";
   nodes[1].unknown["cuda_driver"] = "cuda: cuInit did not return within 180 s";
   nodes[1].expected_gpus = 8;
   auto findings = JudgeParity(nodes, {});

@@ -152,6 +152,27 @@ std::vector<PlannedProbe> PlanProbes(const std::vector<std::string>& senders,
   return out;
 }
 
+std::map<std::string, std::vector<size_t>> BatchProbes(
+    const std::vector<PlannedProbe>& plan,
+    const std::vector<std::vector<std::pair<std::string, std::string>>>& rounds, size_t first,
+    size_t count, const std::set<std::string>& skip) {
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_pair;
+  for (size_t i = 0; i < plan.size(); ++i) by_pair[{plan[i].src, plan[i].dst}].push_back(i);
+  std::map<std::string, std::vector<size_t>> out;
+  for (size_t r = first; r < first + count && r < rounds.size(); ++r) {
+    for (const auto& [a, b] : rounds[r]) {
+      if (skip.count(a) || skip.count(b)) continue;
+      for (const auto& [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
+        auto it = by_pair.find({src, dst});
+        if (it == by_pair.end()) continue;
+        auto& v = out[src];
+        v.insert(v.end(), it->second.begin(), it->second.end());
+      }
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::string Where(const PlannedProbe& p) {

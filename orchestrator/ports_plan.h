@@ -90,6 +90,17 @@ std::vector<PlannedProbe> PlanProbes(const std::vector<std::string>& senders,
                                      const std::vector<ReceiverInfo>& receivers,
                                      const std::vector<int>& listed);
 
+// One batch of the probe phase: rounds [first, first + count) of `rounds`
+// (RoundRobinRounds: every node in at most one pair per round), both
+// directions of every pair, as plan indices grouped by sender; pairs with
+// a node in `skip` (lost) are left out. Every receiver is probed by at
+// most `count` senders in a batch, one per round: the bound on inbound
+// load. `plan` as PlanProbes made it.
+std::map<std::string, std::vector<size_t>> BatchProbes(
+    const std::vector<PlannedProbe>& plan,
+    const std::vector<std::vector<std::pair<std::string, std::string>>>& rounds, size_t first,
+    size_t count, const std::set<std::string>& skip);
+
 // How one probe is stored.
 struct ProbeJudgement {
   std::string state;  // open | refused | filtered | unreachable | in-use |

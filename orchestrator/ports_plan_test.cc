@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "orchestrator/schedule.h"
+
 namespace cc {
 namespace {
 
@@ -169,6 +173,48 @@ TEST(JudgeProbe, TheSshPortCountsOpenOnSshdsBannerAndInUseOnAnythingElse) {
   auto closed = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "",
                            "connected, then closed without a word", tokens);
   EXPECT_EQ(closed.outcome, Outcome::kPass);
+}
+
+TEST(BatchProbes, EveryReceiverIsProbedByAtMostCountSendersAndEveryProbeRunsOnce) {
+  for (size_t n : {2u, 5u, 16u, 17u}) {
+    std::vector<std::string> nodes;
+    std::vector<ReceiverInfo> receivers;
+    for (size_t i = 1; i <= n; ++i) {
+      nodes.push_back("n" + std::to_string(i));
+      receivers.push_back(Receiver(nodes.back(), {29500}, {40000, 50000}));
+    }
+    auto plan = PlanProbes(nodes, receivers, {29500});
+    auto rounds = RoundRobinRounds(nodes);
+    for (size_t count : {1u, 3u, 8u}) {
+      std::vector<int> seen(plan.size(), 0);
+      for (size_t first = 0; first < rounds.size(); first += count) {
+        std::map<std::string, std::set<std::string>> senders_of;
+        for (const auto& [src, idx] : BatchProbes(plan, rounds, first, count, {})) {
+          for (size_t i : idx) {
+            EXPECT_EQ(plan[i].src, src);
+            senders_of[plan[i].dst].insert(src);
+            ++seen[i];
+          }
+        }
+        for (const auto& [dst, senders] : senders_of) {
+          EXPECT_LE(senders.size(), count) << n << " nodes, " << dst;
+        }
+      }
+      for (size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(seen[i], 1) << n << " nodes, probe " << i;
+    }
+  }
+}
+
+TEST(BatchProbes, LeavesOutPairsWithALostNode) {
+  std::vector<std::string> nodes = {"n1", "n2", "n3", "n4"};
+  std::vector<ReceiverInfo> receivers;
+  for (const auto& n : nodes) receivers.push_back(Receiver(n, {29500}, {}));
+  auto plan = PlanProbes(nodes, receivers, {29500});
+  auto rounds = RoundRobinRounds(nodes);
+  for (const auto& [src, idx] : BatchProbes(plan, rounds, 0, rounds.size(), {"n3"})) {
+    EXPECT_NE(src, "n3");
+    for (size_t i : idx) EXPECT_NE(plan[i].dst, "n3");
+  }
 }
 
 TEST(ProbePhaseMs, CoversEveryRoundOfTimeoutsPlusSlack) {

@@ -46,6 +46,9 @@ constexpr double kRetestDeadlineFactor = 2.5;
 // unconfirmed. A whole node down costs kConfirmationsPerSymptom quiet
 // rounds, far below this.
 constexpr double kMaxRetestS = 120;
+// A sender whose answer is late gets this much more before it counts as
+// lost: a starved ssh session on a loaded controller is not a lost node.
+constexpr double kLostGraceS = 10;
 
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
@@ -209,7 +212,6 @@ class PortsStage : public Stage {
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
     answers_.assign(plan_.size(), Answer{});
-    for (size_t i = 0; i < plan_.size(); ++i) by_pair_[{plan_[i].src, plan_[i].dst}].push_back(i);
   }
 
   // Phase 2's burst: `window` rounds at a time, both directions of every
@@ -226,16 +228,7 @@ class PortsStage : public Stage {
     batches_ = Json::array();
     for (size_t next = 0; next < rounds.size();) {
       size_t w = std::min(rounds.size() - next, static_cast<size_t>(pacer.window()));
-      Targets targets;
-      for (size_t r = next; r < next + w; ++r) {
-        for (const auto& [a, b] : rounds[r]) {
-          if (Lost(a) || Lost(b)) continue;
-          for (const auto& [src, dst] : {NodePair{a, b}, NodePair{b, a}}) {
-            const auto& idx = by_pair_[{src, dst}];
-            targets[src].insert(targets[src].end(), idx.begin(), idx.end());
-          }
-        }
-      }
+      Targets targets = BatchProbes(plan_, rounds, next, w, LostNames());
       std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
@@ -311,6 +304,10 @@ class PortsStage : public Stage {
     if (st.ok()) {
       Json last;
       st = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &got, &last);
+      if (st.Is(ErrorKind::kTimeout)) {
+        st = WaitForResult(*p.state->agent, p.id, "probes", Deadline::InSeconds(kLostGraceS), true,
+                           &got, &last);
+      }
       if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
         p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
       }
@@ -375,7 +372,6 @@ class PortsStage : public Stage {
   std::map<std::string, std::string> tokens_;
   std::vector<PlannedProbe> plan_;
   std::vector<Answer> answers_;  // first attempts, by plan index
-  std::map<NodePair, std::vector<size_t>> by_pair_;
   Json batches_ = Json::array();
   RetestCounts retests_;
   int retests_skipped_ = 0;
@@ -533,7 +529,7 @@ std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) con
   std::vector<PortCell> cells;
   for (size_t i = 0; i < plan_.size(); ++i) {
     PairResult& r = (*results)[i];
-    if (HiddenByLoss(r.src, r.dst, r.outcome, lost)) {
+    if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
       const std::string& who = lost.count(r.dst) ? r.dst : r.src;
       r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
                              {"message", r.message}};

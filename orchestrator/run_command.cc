@@ -11,10 +11,11 @@
 #include "orchestrator/fleet.h"
 #include "orchestrator/install_layout.h"
 #include "orchestrator/local_transport.h"
-#include "orchestrator/next_step.h"
+#include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
 #include "orchestrator/run_lock.h"
+#include "orchestrator/shell_notice.h"
 #include "orchestrator/ssh_identity_check.h"
 #include "orchestrator/ssh_transport.h"
 #include "orchestrator/stage.h"
@@ -88,7 +89,7 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
                   : s.step + ": " + s.status.ToString();
   r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
   r.evidence = {{"step", s.step}, {"prepare_ms", s.prepare_ms},
-                {"bytes_pushed", s.bytes_pushed}};
+                {"bytes_pushed", s.bytes_pushed}, {"shell_startup_s", s.shell_startup_s}};
   if (!put.ok()) r.evidence["store_error"] = put.ToString();
   ctx.Record(r);
   for (const auto& w : s.warnings) {
@@ -98,6 +99,9 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
     warn.value = "off";
     warn.message = w;
     ctx.Record(warn);
+  }
+  if (!s.shell_noise.empty()) {
+    ctx.Record(ShellNotice(s.node->name, s.shell_noise, s.shell_startup_s));
   }
   ctx.progress().Advance();
 }
@@ -134,14 +138,8 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
   return s;
 }
 
-int ExitCodeFor(const std::vector<NodeResult>& nrs, const std::vector<PairResult>& prs) {
-  for (const auto& r : nrs) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
-  }
-  for (const auto& r : prs) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) return kExitFailed;
-  }
-  return kExitOk;
+int ExitCodeFor(const StageContext& ctx) {
+  return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -273,7 +271,7 @@ int RunClusterCheck(const RunOptions& o) {
   } else if (!enough) {
     exit_code = kExitUnjudgeable;
   } else {
-    exit_code = ExitCodeFor(ctx.node_results(), ctx.pair_results());
+    exit_code = ExitCodeFor(ctx);
   }
   (*store)->FinishRun(*run_id, status, exit_code);
   for (const auto& e : ctx.store_errors()) {

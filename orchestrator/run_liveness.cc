@@ -8,7 +8,9 @@ std::optional<ControllerRecord> ControllerFromMeta(const nlohmann::json& meta) {
   if (it == meta.end() || !it->is_object()) return std::nullopt;
   ControllerRecord c;
   c.host = it->value("host", std::string());
-  c.pid = it->contains("pid") && (*it)["pid"].is_number_integer() ? (*it)["pid"].get<int64_t>() : 0;
+  c.pid = it->contains("pid") && (*it)["pid"].is_number_integer()
+              ? (*it)["pid"].get<int64_t>()
+              : 0;
   c.lock = it->value("lock", std::string());
   if (c.host.empty() || c.pid <= 0) return std::nullopt;
   return c;
@@ -25,7 +27,9 @@ RunLiveness JudgeRunLiveness(const std::string& stored_status,
                              const LivenessProbe& probe) {
   if (stored_status != "running") return {stored_status, ""};
   if (!controller) {
-    return {"running", "no controller recorded (stored by an older clustercheck): cannot tell whether it still runs"};
+    return {"running",
+            "no controller recorded (stored by an older clustercheck): cannot "
+            "tell whether it still runs"};
   }
   const ControllerRecord& c = *controller;
   std::string who = "controller pid " + std::to_string(c.pid) + " on " + c.host;
@@ -39,7 +43,8 @@ RunLiveness JudgeRunLiveness(const std::string& stored_status,
                            "): cannot tell whether it still runs; ask there"};
   }
   if (has_lock && probe.lock == LockState::kFree) {
-    return {"killed", who + " died without finishing the run (its lock on " + c.lock + " is free)"};
+    return {"killed", who + " died without finishing the run (its lock on " +
+                          c.lock + " is free)"};
   }
   // No lock to go by: the pid decides. A reused pid keeps it "running",
   // the safe side.

@@ -18,9 +18,9 @@ namespace cc {
 
 // The "controller" entry of a run's meta.
 struct ControllerRecord {
-  std::string host;   // gethostname() of the controller
+  std::string host;  // gethostname() of the controller
   int64_t pid = 0;
-  std::string lock;   // the lock file it holds a byte of; "" = it took none
+  std::string lock;  // the lock file it holds a byte of; "" = it took none
 };
 
 // nullopt when meta has no usable "controller" entry (runs stored by older
@@ -38,13 +38,13 @@ enum class LockState {
 struct LivenessProbe {
   std::string this_host;
   LockState lock = LockState::kUnknown;
-  bool pid_alive = false;   // kill(pid, 0) succeeds here; only meaningful
-                            // when this_host is the controller's host
+  bool pid_alive = false;  // kill(pid, 0) succeeds here; only meaningful
+                           // when this_host is the controller's host
 };
 
 struct RunLiveness {
-  std::string status;   // the stored status, or "killed"
-  std::string reason;   // why, for people; "" when the stored status stands
+  std::string status;  // the stored status, or "killed"
+  std::string reason;  // why, for people; "" when the stored status stands
 };
 
 // The status to show for a run stored with `stored_status`. Only "running"

@@ -25,7 +25,7 @@ class RunLock {
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
   bool held() const { return fd_ >= 0; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return path_; }    // absolute once held
   const std::string& error() const { return error_; }  // why not held
 
  private:

@@ -10,7 +10,11 @@ TEST(SshIdentityCheck, NothingToOfferIsOneLineWithCauseAndFix) {
   s.ssh_dir = "/home/op/.ssh";
   std::string m = NoIdentityProblem(s);
   EXPECT_EQ(m.find('\n'), std::string::npos);
-  EXPECT_EQ(m.rfind("no ssh identity: no ssh-agent (SSH_AUTH_SOCK is unset), no key in /home/op/.ssh", 0), 0u) << m;
+  EXPECT_EQ(m.rfind("no ssh identity: no ssh-agent (SSH_AUTH_SOCK is unset), "
+                    "no key in /home/op/.ssh",
+                    0),
+            0u)
+      << m;
   EXPECT_NE(m.find("fix: ssh-keygen -t ed25519"), std::string::npos) << m;
   EXPECT_NE(m.find("ssh-add"), std::string::npos) << m;
 }
@@ -24,7 +28,8 @@ TEST(SshIdentityCheck, AnyOneSourceIsEnough) {
   inventory.inventory_identity = true;
   IdentitySources config;
   config.config_identity_file = true;
-  for (const auto& s : {agent, key, inventory, config}) EXPECT_EQ(NoIdentityProblem(s), "");
+  for (const auto& s : {agent, key, inventory, config})
+    EXPECT_EQ(NoIdentityProblem(s), "");
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -113,7 +115,14 @@ std::string SshSession::Error() const {
 }
 
 void SshSession::SetTimeout(Deadline deadline) {
-  long long ms = std::max<long long>(1, deadline.RemainingMs());
+  // Rounded up, plus 1 ms: libssh counts whole milliseconds from its own
+  // start (truncating), so a timeout of exactly the time left could end a
+  // call just before the deadline, and a caller that then asks
+  // deadline.Passed() would take a timeout for another error.
+  long long us = std::chrono::duration_cast<std::chrono::microseconds>(
+                     deadline.at() - Clock::now())
+                     .count();
+  long long ms = std::max<long long>(1, (std::max<long long>(0, us) + 999) / 1000 + 1);
   long sec = static_cast<long>(ms / 1000);
   long usec = static_cast<long>((ms % 1000) * 1000);
   ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &sec);

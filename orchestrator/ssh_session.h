@@ -35,8 +35,9 @@ class SshSession {
   ssh_session get() const { return session_; }
   // libssh's last error on this session.
   std::string Error() const;
-  // Makes libssh's blocking calls give up when `deadline` passes (at least
-  // 1 ms from now: libssh reads 0 as "the default", 10 s or forever).
+  // Makes libssh's blocking calls give up when `deadline` passes: never
+  // before it, at most 2 ms after (at least 1 ms from now: libssh reads 0 as
+  // "the default", 10 s or forever).
   void SetTimeout(Deadline deadline);
   // True once the watchdog cut the socket; every later call fails.
   bool broken() const { return broken_; }

@@ -95,6 +95,15 @@ Status SshSftp::Fail(const std::string& doing, Deadline deadline) const {
   return Status::Io(where_ + ": sftp: " + doing + ": " + SftpErrorName(code));
 }
 
+bool IsSftpHandshakeFailure(const Status& s) { return s.Is(ErrorKind::kProtocol); }
+
+Status SshSftp::HandshakeFail(const std::string& doing, Deadline deadline) const {
+  Status s = Fail(doing, deadline);
+  // Only a live connection can still carry a command channel.
+  if (!s.Is(ErrorKind::kIo)) return s;
+  return Status::Protocol(s.message());
+}
+
 Status SshSftp::Open(Deadline deadline) {
   if (session_->broken()) {
     return Status::Unreachable(where_ +
@@ -103,11 +112,12 @@ Status SshSftp::Open(Deadline deadline) {
   if (sftp_ != nullptr) return Status::Ok();
   session_->SetTimeout(deadline);
   sftp_session s = sftp_new(session_->get());
-  if (s == nullptr) return Fail("cannot start the sftp subsystem", deadline);
+  if (s == nullptr) return HandshakeFail("cannot start the sftp subsystem", deadline);
   session_->SetTimeout(deadline);
   if (sftp_init(s) != SSH_OK) {
     sftp_free(s);
-    return Fail("sftp handshake failed", deadline);
+    return HandshakeFail(
+        "sftp handshake failed (does the login shell print on startup?)", deadline);
   }
   sftp_ = s;
   return Status::Ok();

@@ -30,6 +30,11 @@ std::string SftpPath(const std::string& remote_path);
 // "a/b/c" -> {"a", "a/b"}; "/x/y/z" -> {"/x", "/x/y"}.
 std::vector<std::string> ParentDirectories(const std::string& path);
 
+// Whether an error of SshSftp::Upload or FileSize says that SFTP itself did
+// not start (no subsystem, or a handshake garbled by a talking login shell)
+// on a connection that still works, so a command channel may do the job.
+bool IsSftpHandshakeFailure(const Status& s);
+
 class SshSftp {
  public:
   // Replaces `to` with `from` atomically by other means (the shell).
@@ -57,6 +62,8 @@ class SshSftp {
   // An error for a failed SFTP call: kTimeout past the deadline, the SFTP
   // status in words otherwise.
   Status Fail(const std::string& doing, Deadline deadline) const;
+  // Fail, but kProtocol (IsSftpHandshakeFailure) when the connection lives.
+  Status HandshakeFail(const std::string& doing, Deadline deadline) const;
 
   std::shared_ptr<SshSession> session_;
   std::string where_;

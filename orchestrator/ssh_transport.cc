@@ -15,6 +15,7 @@
 #include "orchestrator/ssh_process.h"
 #include "orchestrator/ssh_session.h"
 #include "orchestrator/ssh_sftp.h"
+#include "orchestrator/shell_upload.h"
 
 namespace cc {
 namespace {
@@ -52,19 +53,34 @@ class SshConnection : public Connection {
                              deadline);
   }
 
+  // SFTP first; when its handshake fails (a shell that prints on startup
+  // garbles an external sftp-server's stream, or there is no subsystem),
+  // over a command channel from then on.
   Status Upload(const std::string& content, const std::string& remote_path,
                 int mode, Deadline deadline) override {
-    auto mv = [this](const std::string& from, const std::string& to,
-                     Deadline d) -> Status {
-      auto out = RunToCompletion(*this, {{"mv", "-f", "--", from, to}, {}}, d);
-      return out.ok() ? Status::Ok() : out.status();
-    };
-    return Sftp().Upload(content, remote_path, mode, deadline, mv);
+    if (!sftp_unusable_) {
+      auto mv = [this](const std::string& from, const std::string& to,
+                       Deadline d) -> Status {
+        auto out = RunToCompletion(*this, {{"mv", "-f", "--", from, to}, {}}, d);
+        return out.ok() ? Status::Ok() : out.status();
+      };
+      Status s = Sftp().Upload(content, remote_path, mode, deadline, mv);
+      if (!IsSftpHandshakeFailure(s)) return s;
+      sftp_unusable_ = true;
+      sftp_.reset();
+    }
+    return UploadThroughShell(*this, content, remote_path, mode, deadline);
   }
 
   Result<long long> FileSize(const std::string& remote_path,
                              Deadline deadline) override {
-    return Sftp().FileSize(remote_path, deadline);
+    if (!sftp_unusable_) {
+      auto size = Sftp().FileSize(remote_path, deadline);
+      if (size.ok() || !IsSftpHandshakeFailure(size.status())) return size;
+      sftp_unusable_ = true;
+      sftp_.reset();
+    }
+    return FileSizeThroughShell(*this, remote_path, deadline);
   }
 
   std::string Describe() const override { return where_; }
@@ -78,6 +94,7 @@ class SshConnection : public Connection {
 
   std::shared_ptr<SshSession> session_;  // declared first: freed last
   std::unique_ptr<SshSftp> sftp_;
+  bool sftp_unusable_ = false;  // its handshake failed once: use the shell
   std::string where_;
   std::vector<std::string> warnings_;
 };

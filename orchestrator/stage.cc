@@ -2,6 +2,10 @@
 
 namespace cc {
 
+namespace {
+bool FailedOrHung(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
+}  // namespace
+
 NodeResult NodeCheck(const std::string& stage, const std::string& node,
                      const std::string& check, Outcome outcome,
                      const std::string& message, nlohmann::json evidence,
@@ -23,7 +27,7 @@ void StageContext::Record(NodeResult r) {
   Status s = store_.AddNodeResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  node_results_.push_back(std::move(r));
+  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
 }
 
 void StageContext::Record(PairResult r) {
@@ -32,7 +36,7 @@ void StageContext::Record(PairResult r) {
   Status s = store_.AddPairResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  pair_results_.push_back(std::move(r));
+  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
 }
 
 void StageContext::Record(std::vector<PairResult> rs) {
@@ -44,17 +48,12 @@ void StageContext::Record(std::vector<PairResult> rs) {
   Status s = store_.AddPairResults(rs);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  for (auto& r : rs) pair_results_.push_back(std::move(r));
+  for (const auto& r : rs) any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
 }
 
-std::vector<NodeResult> StageContext::node_results() const {
+bool StageContext::AnyFailedOrHung() const {
   std::lock_guard<std::mutex> l(mu_);
-  return node_results_;
-}
-
-std::vector<PairResult> StageContext::pair_results() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return pair_results_;
+  return any_failed_or_hung_;
 }
 
 void StageContext::SetFacts(const std::string& node, nlohmann::json facts) {

@@ -19,7 +19,10 @@
 namespace cc {
 
 // What stages share during one run. Record*() stores a result at once
-// (crash-safe) and keeps it for the summary. Thread-safe.
+// (crash-safe); the context keeps only whether anything failed or hung
+// (the results themselves live in the store: a 128-node run has ~160,000
+// port probes, and three copies of them in memory were most of the
+// controller's RSS). Thread-safe.
 class StageContext {
  public:
   StageContext(const Inventory& inventory, Store& store, int64_t run_id,
@@ -36,8 +39,8 @@ class StageContext {
   void Record(NodeResult r);
   void Record(PairResult r);
   void Record(std::vector<PairResult> rs);
-  std::vector<NodeResult> node_results() const;
-  std::vector<PairResult> pair_results() const;
+  // Whether a recorded result was `fail` or `hang` (exit code 1).
+  bool AnyFailedOrHung() const;
 
   // Facts per node, set by the facts stage (node -> facts JSON).
   void SetFacts(const std::string& node, nlohmann::json facts);
@@ -63,8 +66,7 @@ class StageContext {
   Fleet& fleet_;
   Progress& progress_;
   mutable std::mutex mu_;
-  std::vector<NodeResult> node_results_;
-  std::vector<PairResult> pair_results_;
+  bool any_failed_or_hung_ = false;
   std::map<std::string, nlohmann::json> facts_;
   nlohmann::json selections_ = nlohmann::json::object();
   std::vector<std::string> store_errors_;

@@ -1,5 +1,6 @@
 #include "reports/stage_lines.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -12,6 +13,8 @@ constexpr size_t kMessagesPerStage = 3;
 
 struct StageSummary {
   OutcomeCounts counts;
+  // Pair checks ("tcp/29500") with their result counts, in first-seen order.
+  std::vector<std::pair<std::string, OutcomeCounts>> pair_checks;
   // Distinct messages in order of first appearance, with their nodes.
   std::vector<std::pair<std::string, std::vector<std::string>>> messages;
 
@@ -30,7 +33,8 @@ std::vector<std::string> StageOrder(const RunData& d) {
   std::vector<std::string> order;
   auto it = d.run.meta.find("stages");
   if (it != d.run.meta.end() && it->is_array()) {
-    for (const auto& s : *it) if (s.is_string()) order.push_back(s.get<std::string>());
+    for (const auto& s : *it)
+      if (s.is_string()) order.push_back(s.get<std::string>());
   }
   return order;
 }
@@ -45,18 +49,39 @@ std::string RenderStageLines(const RunData& d) {
     s.counts.Add(r.outcome);
     // A pass with a message worth reading is one that describes (e.g. the
     // interfaces found); plain passes are the counts.
-    if (r.outcome != Outcome::kPass && !r.message.empty()) s.AddMessage(r.node, r.message);
+    if (r.outcome != Outcome::kPass && !r.message.empty())
+      s.AddMessage(r.node, r.message);
   }
-  for (const auto& r : d.pair_results) per_stage[r.stage].counts.Add(r.outcome);
+  for (const auto& r : d.pair_results) {
+    StageSummary& s = per_stage[r.stage];
+    s.counts.Add(r.outcome);
+    std::string check = MatrixCheck(r);
+    auto it = std::find_if(s.pair_checks.begin(), s.pair_checks.end(),
+                           [&](const auto& c) { return c.first == check; });
+    if (it == s.pair_checks.end()) {
+      s.pair_checks.push_back({check, {}});
+      it = s.pair_checks.end() - 1;
+    }
+    it->second.Add(r.outcome);
+  }
   std::string out = "on this machine, stage by stage\n";
   for (const auto& stage : StageOrder(d)) {
     auto it = per_stage.find(stage);
-    std::string head = "  " + stage + std::string(stage.size() < 9 ? 9 - stage.size() : 1, ' ');
+    std::string head =
+        "  " + stage +
+        std::string(stage.size() < 9 ? 9 - stage.size() : 1, ' ');
     if (it == per_stage.end()) {
       out += head + "stored nothing\n";
       continue;
     }
     out += head + it->second.counts.ToString() + "\n";
+    if (!it->second.pair_checks.empty()) {
+      std::string pairs;
+      for (const auto& [check, counts] : it->second.pair_checks) {
+        pairs += (pairs.empty() ? "" : "; ") + check + " " + counts.ToString();
+      }
+      out += "      between the nodes: " + pairs + "\n";
+    }
     size_t shown = 0;
     for (const auto& [message, nodes] : it->second.messages) {
       if (shown++ == kMessagesPerStage) break;

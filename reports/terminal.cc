@@ -203,9 +203,14 @@ std::string RenderMatrixText(const PairMatrix& m, bool color) {
 std::string VerdictLine(const RunData& d) {
   OutcomeCounts c = CountOutcomes(d);
   std::set<std::string> bad_nodes;
+  // A stage's own failing verdict whose results are not failures (a node
+  // lost mid-stage: its unjudged probes are skips) still fails the run.
+  std::set<std::string> verdict_nodes;
   for (const auto& r : d.node_results) {
+    bool bad = r.outcome == Outcome::kFail || r.outcome == Outcome::kHang;
+    if (IsStageVerdict(r) && bad) verdict_nodes.insert(r.node);
     if (IsStageVerdict(r) || r.node == "*") continue;
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) bad_nodes.insert(r.node);
+    if (bad) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
@@ -220,7 +225,7 @@ std::string VerdictLine(const RunData& d) {
     o << "KILLED: ";
   } else if (d.run.exit_code == 3) {
     o << "UNJUDGEABLE: ";
-  } else if (c.bad() > 0) {
+  } else if (c.bad() > 0 || !verdict_nodes.empty()) {
     o << "FAIL: ";
   } else if (c.error > 0 || c.warn > 0) {
     o << "PASS with warnings: ";
@@ -234,6 +239,9 @@ std::string VerdictLine(const RunData& d) {
       o << " on " << FoldHostlist(sorted);
     }
     if (!bad_pairs.empty()) o << "; " << bad_pairs.size() << " node pairs bad";
+  } else if (!verdict_nodes.empty()) {
+    std::vector<std::string> sorted(verdict_nodes.begin(), verdict_nodes.end());
+    o << "a failing verdict on " << FoldHostlist(sorted) << "; " << c.ToString();
   } else {
     o << c.ToString();
   }

@@ -11,12 +11,14 @@ namespace {
 std::vector<std::string> StageOrder(const RunData& d) {
   std::vector<std::string> order = {"connect"};
   auto add = [&](const std::string& s) {
-    for (const auto& o : order) if (o == s) return;
+    for (const auto& o : order)
+      if (o == s) return;
     order.push_back(s);
   };
   auto it = d.run.meta.find("stages");
   if (it != d.run.meta.end() && it->is_array()) {
-    for (const auto& s : *it) if (s.is_string()) add(s.get<std::string>());
+    for (const auto& s : *it)
+      if (s.is_string()) add(s.get<std::string>());
   }
   for (const auto& r : d.node_results) add(r.stage);
   for (const auto& r : d.pair_results) add(r.stage);
@@ -30,7 +32,8 @@ std::string DescribeUnfinishedRun(const RunData& d) {
   if (status != "killed" && status != "running") return "";
   std::string reason;
   auto lv = d.run.meta.find("liveness");
-  if (lv != d.run.meta.end() && lv->is_object()) reason = lv->value("reason", std::string());
+  if (lv != d.run.meta.end() && lv->is_object())
+    reason = lv->value("reason", std::string());
   std::map<std::string, OutcomeCounts> per_stage;
   std::string last;
   for (const auto& r : d.node_results) {
@@ -41,7 +44,8 @@ std::string DescribeUnfinishedRun(const RunData& d) {
     per_stage[r.stage].Add(r.outcome);
     last = std::max(last, r.at);
   }
-  std::string out = status + ": " + (reason.empty() ? "the run did not finish" : reason) + "\n";
+  std::string out = status + ": " +
+                    (reason.empty() ? "the run did not finish" : reason) + "\n";
   out += status == "killed" ? "stored before it died:" : "stored so far:";
   bool first = true;
   for (const auto& stage : StageOrder(d)) {

@@ -181,8 +181,12 @@ FLOOR_SYMVER(floor_lxstat, __lxstat, GLIBC_2.2.5);
 FLOOR_SYMVER(floor_fxstat, __fxstat, GLIBC_2.2.5);
 FLOOR_SYMVER(floor_fxstatat, __fxstatat, GLIBC_2.4);
 
-FLOOR_LOCAL int stat(const char* path, struct stat* st) { return floor_xstat(kStatVersion, path, st); }
-FLOOR_LOCAL int lstat(const char* path, struct stat* st) { return floor_lxstat(kStatVersion, path, st); }
+FLOOR_LOCAL int stat(const char* path, struct stat* st) {
+  return floor_xstat(kStatVersion, path, st);
+}
+FLOOR_LOCAL int lstat(const char* path, struct stat* st) {
+  return floor_lxstat(kStatVersion, path, st);
+}
 FLOOR_LOCAL int fstat(int fd, struct stat* st) { return floor_fxstat(kStatVersion, fd, st); }
 FLOOR_LOCAL int fstatat(int dirfd, const char* path, struct stat* st, int flags) {
   return floor_fxstatat(kStatVersion, dirfd, path, st, flags);
@@ -194,7 +198,9 @@ FLOOR_LOCAL int stat64(const char* path, struct stat64* st) {
 FLOOR_LOCAL int lstat64(const char* path, struct stat64* st) {
   return floor_lxstat(kStatVersion, path, (struct stat*)st);
 }
-FLOOR_LOCAL int fstat64(int fd, struct stat64* st) { return floor_fxstat(kStatVersion, fd, (struct stat*)st); }
+FLOOR_LOCAL int fstat64(int fd, struct stat64* st) {
+  return floor_fxstat(kStatVersion, fd, (struct stat*)st);
+}
 FLOOR_LOCAL int fstatat64(int dirfd, const char* path, struct stat64* st, int flags) {
   return floor_fxstatat(kStatVersion, dirfd, path, (struct stat*)st, flags);
 }

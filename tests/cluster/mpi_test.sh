@@ -14,6 +14,8 @@
 #   4. node3 also rejects new TCP connections it opens (Open MPI's ports are
 #      dynamic, so both rules block them all): the launch fails and node3 is
 #      named;
+# every failure above is confirmed by a second launch (both attempts in the
+# evidence, counted in the run meta "retests.mpi"); the healthy run has none;
 # and afterwards no probe or orted is left running.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
@@ -85,6 +87,8 @@ expect "mpirun ran as root with --allow-run-as-root" "1" \
   "select count(*) from runs, json_each(json_extract(meta, '\$.mpi.argv')) where runs.id=1 and value='--allow-run-as-root'"
 expect "mpirun used the inventory's interface for btl and oob" "2" \
   "select count(*) from runs, json_each(json_extract(meta, '\$.mpi.argv')) where runs.id=1 and value='$subnet'"
+expect "a healthy run needs no retest" "0" \
+  "select json_extract(meta, '\$.\"retests.mpi\".retested') from runs where id=1"
 
 # --- 1b. interfaces from the nics stage ------------------------------------
 inventory fromnics -
@@ -129,6 +133,10 @@ failed=$(q "select count(*) from pair_results where $R and outcome='fail'")
   || not_ok "no pair with node3 fails"
 expect "every failed pair is one with node3, named in its message" "$failed" \
   "select count(*) from pair_results where $R and outcome='fail' and 'node3' in (src, dst) and message like '%could not open Open MPI''s TCP connection to node3: connect() to $("$sc" addr node3):%'"
+expect "every failed pair was confirmed by a second launch, both attempts kept" "$failed" \
+  "select count(*) from pair_results where $R and outcome='fail' and json_extract(evidence, '\$.confirmation')='confirmed' and json_array_length(json_extract(evidence, '\$.attempts'))=2"
+expect "the run meta counts them" "1" \
+  "select json_extract(meta, '\$.\"retests.mpi\".confirmed') >= $failed from runs where id=4"
 
 # --- 4. node3 blocks Open MPI's ports ---------------------------------------
 "$sc" fault node3 iptables -A OUTPUT -p tcp --syn -j REJECT --reject-with tcp-reset \
@@ -141,6 +149,8 @@ expect "node3's launch fails, and only node3's" "node3|fail" \
   "select node, outcome from node_results where $R and check_name='launch' and outcome='fail'"
 expect_like "node3 is named: it fails even alone" "node3 fails even alone" \
   "select message from node_results where $R and check_name='launch' and node='node3'"
+expect "node3's launch failure is confirmed" "confirmed" \
+  "select json_extract(evidence, '\$.confirmation') from node_results where $R and check_name='launch' and node='node3'"
 expect_like "the other nodes say the launch failed because of node3" "because of node3" \
   "select message from node_results where $R and check_name='launch' and node='node1'"
 expect "no pair passes" "0" "select count(*) from pair_results where $R and outcome='pass'"

@@ -69,6 +69,9 @@ sed 's/^/  > /' "$dir/run.out"
   not_ok "the probe phase never reached node4"
 [ $rc -eq 1 ] && ok "run exits 1 (a node was lost)" || { not_ok "run exits 1, got $rc"; cat "$dir/run.err"; }
 
+if head -1 "$dir/run.out" | grep -q '^FAIL: a failing verdict on node4'; then ok "the headline says FAIL on node4"
+else not_ok "the headline says FAIL on node4"; head -1 "$dir/run.out"; fi
+
 P="stage='ports' and run_id=1"
 expect "exactly one stored verdict: node-lost on node4" "node4|verdict:node-lost|fail" \
   "select node, check_name, outcome from node_results where $P and check_name like 'verdict:%'"

@@ -39,6 +39,7 @@ commands:
       sshd-stop | sshd-start | revoke-key | restore-key | new-hostkey
       link-down [NIC] | link-up [NIC] | mtu NIC VALUE | iptables ARGS...
       decoy-bridge | hang-agent | unhang-agent
+      talking-shell [TEXT] | quiet-shell
 options (anywhere before a fault's WHAT; env SIMCLUSTER_DIR/_PREFIX too):
   --dir DIR        state directory (default /tmp/simcluster-PREFIX)
   --prefix P       name prefix, [a-z][a-z0-9]{0,7} (default cc)
@@ -207,7 +208,11 @@ write_sshd_config() {
     echo "MaxStartups 200"
     echo "MaxSessions 100"
     echo "LogLevel ERROR"
-    if [ "$mode" = hang ]; then
+    if [ "$mode" = talk ]; then
+      # As Debian ships it: the external sftp-server, which sshd starts
+      # through the login shell, so a talking ~/.bashrc garbles SFTP.
+      echo "Subsystem sftp $kSftpServer"
+    elif [ "$mode" = hang ]; then
       # ForceCommand also catches subsystems, so sftp must be a program the
       # wrapper can exec (internal-sftp is not one).
       echo "Subsystem sftp $kSftpServer"
@@ -699,6 +704,11 @@ fault_one() {   # node index, WHAT, args...
       ;;
     hang-agent) write_sshd_config "$i" hang; restart_sshd "$i" ;;
     unhang-agent) write_sshd_config "$i"; restart_sshd "$i" ;;
+    talking-shell)   # a ~/.bashrc that prints even for non-interactive shells
+      printf 'echo %q\n' "${1:-Welcome to node$i. You have mail.}" >"$d/home/.bashrc"
+      write_sshd_config "$i" talk; restart_sshd "$i"
+      ;;
+    quiet-shell) rm -f "$d/home/.bashrc"; write_sshd_config "$i"; restart_sshd "$i" ;;
     *) die "unknown fault '$what' (see simcluster.sh --help)" ;;
   esac
 }

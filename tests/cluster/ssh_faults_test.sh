@@ -78,7 +78,10 @@ rc=$?
 [ "$(q "select status from runs order by id desc limit 1")" = interrupted ] || fail "not recorded as interrupted"
 for _ in $(seq 25); do pgrep -f "$D/agent/agent-" >/dev/null || break; sleep 0.2; done
 if pgrep -af "$D/agent/agent-"; then fail "agent processes left after Ctrl-C"; fi
+# Only agents of this cluster's directory: the nodes share the host's PID
+# space, where other tests' agents may run at the same time. ("[/]" keeps
+# grep from matching itself.)
 for n in node1 node6 node7 node8; do
-  "$SC" exec $n ps -eo args | grep -q "[a]gent-" && fail "agent left on $n"
+  "$SC" exec $n ps -eo args | grep -q "[/]${D#/}/agent/agent-" && fail "agent left on $n"
 done
 echo PASS

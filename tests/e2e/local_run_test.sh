@@ -98,7 +98,7 @@ wait $pid 2>/dev/null
 [ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = running ] || fail "killed run should stay 'running' in the store"
 killed=$(sqlite3 "$DB" "select max(id) from runs")
 sqlite3 "$DB" "select json_extract(meta, '\$.controller.pid'), json_extract(meta, '\$.controller.lock') from runs where id=$killed" |
-  grep -qx "$pid|$DB.lock" || fail "the run does not record its controller's pid and lock"
+  grep -qx "$pid|$(realpath "$DB").lock" || fail "the run does not record its controller's pid and lock"
 "$CC" history --db "$DB" >"$TMP/history.out"
 grep -Eq "^$killed +[^ ]+ +killed " "$TMP/history.out" || { cat "$TMP/history.out"; fail "history does not show run $killed as killed"; }
 "$CC" report "$killed" --db "$DB" >"$TMP/killed.out"

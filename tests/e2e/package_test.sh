@@ -64,9 +64,40 @@ grep -q "stored as run 1" "$TMP/run.out" || fail "no 'stored as run 1'"
 [ "$(sqlite3 "$TMP/cc.db" "select count(*) from node_results where run_id=1 and stage='facts' and outcome='pass'")" -ge 1 ] ||
   fail "no facts result from the installed agent"
 
-# 3. Without its agent, the installed controller names where it looked.
+# 3. The mpi stage runs the installed clustercheck-mpi-probe (two local
+# "nodes"), where the package has it and Open MPI's mpirun is here.
+if grep -q ' \./usr/lib/clustercheck/clustercheck-mpi-probe$' "$TMP/contents" &&
+  mpirun --version 2>/dev/null | grep -q "Open MPI"; then
+  cat >"$TMP/mpi.toml" <<TOML
+name = "package-mpi"
+transport = "local"
+[[nodes]]
+name = "n1"
+address = "127.0.0.11"
+[[nodes]]
+name = "n2"
+address = "127.0.0.12"
+[stages]
+run = ["facts", "mpi"]
+[stages.mpi]
+timeout_s = 60
+iters = 3
+message_size = "64K"
+TOML
+  "$CC" run "$TMP/mpi.toml" --db "$TMP/cc.db" >"$TMP/mpi.out" 2>&1
+  rc=$?
+  [ $rc -le 1 ] || { cat "$TMP/mpi.out"; fail "the mpi run exited $rc"; }
+  mpi_pass=$(sqlite3 "$TMP/cc.db" "select count(*) from node_results where run_id=2 and stage='mpi' and outcome='pass'")
+  [ "$mpi_pass" -ge 2 ] || { cat "$TMP/mpi.out"; sqlite3 "$TMP/cc.db" "select node, outcome, message from node_results where run_id=2 and stage='mpi'"; fail "the installed mpi probe did not pass"; }
+  sqlite3 "$TMP/cc.db" "select meta from runs where id=2" |
+    grep -q "\"$TMP/root/usr/lib/clustercheck/clustercheck-mpi-probe\"" ||
+    fail "the mpirun argv does not name the installed probe"
+  echo "ok - the mpi stage ran the installed probe ($mpi_pass passes)"
+fi
+
+# 4. Without its agent, the installed controller names where it looked.
 mv "$TMP/root/usr/lib/clustercheck/clustercheck-agent" "$TMP/agent.away"
 "$CC" run "$TMP/local.toml" --db "$TMP/cc.db" >"$TMP/noagent.out" 2>&1
-grep -q "$TMP/root/usr/lib/clustercheck/clustercheck-agent" "$TMP/noagent.out" ||
+grep -q "$TMP/root/usr/lib/clustercheck/clustercheck-agent not found (.*reinstall" "$TMP/noagent.out" ||
   { cat "$TMP/noagent.out"; fail "a missing agent is not reported at its installed path"; }
 echo PASS

@@ -42,6 +42,14 @@ class SshdFixture {
     }
     return "";
   }
+  // WhyUnavailable, and what Start(shell_banner) needs besides.
+  static std::string WhyTalkingShellUnavailable() {
+    std::string why = WhyUnavailable();
+    if (why.empty() && access(kSftpServer, X_OK) != 0) {
+      why = std::string(kSftpServer) + " is missing";
+    }
+    return why;
+  }
 
   SshdFixture() = default;
   SshdFixture(const SshdFixture&) = delete;
@@ -55,7 +63,14 @@ class SshdFixture {
   }
 
   // Makes the keys and config and starts sshd. Returns "" or what failed.
-  std::string Start() {
+  // With a `shell_banner`, every session prints it on stdout before the
+  // command runs, as a site's login files do (module systems, conda, "you
+  // have mail"): a ForceCommand wrapper echoes it and then runs the original
+  // command, and sftp is the external sftp-server run through that wrapper
+  // (as Debian's default config runs it through the login shell), so the
+  // banner garbles the SFTP stream as a talking ~/.bashrc would.
+  std::string Start(const std::string& shell_banner = "") {
+    shell_banner_ = shell_banner;
     char tmpl[] = "/tmp/cc-sshd-XXXXXX";
     if (mkdtemp(tmpl) == nullptr) return "mkdtemp failed";
     dir_ = tmpl;
@@ -67,6 +82,7 @@ class SshdFixture {
     host_public_key_ = ReadFirstLine(dir_ + "/host_key.pub");
     std::ofstream(dir_ + "/authorized_keys")
         << ReadFirstLine(dir_ + "/id_ed25519.pub") << "\n";
+    if (!shell_banner_.empty()) WriteTalkingShell();
     for (int attempt = 0; attempt < 5; ++attempt) {
       port_ = FreePort();
       WriteConfig();
@@ -172,8 +188,25 @@ class SshdFixture {
       // bash sources ~/.bashrc for commands run by sshd when it thinks it
       // is the top-level shell; SHLVL=1 makes it think otherwise, which
       // keeps this machine's (possibly slow) startup files out of tests.
-      << "SetEnv SHLVL=1\n"
-      << "Subsystem sftp internal-sftp\n";
+      << "SetEnv SHLVL=1\n";
+    if (shell_banner_.empty()) {
+      c << "Subsystem sftp internal-sftp\n";
+    } else {
+      c << "Subsystem sftp " << kSftpServer << "\n"
+        << "ForceCommand " << dir_ << "/talking_shell.sh\n";
+    }
+  }
+
+  static constexpr const char* kSftpServer = "/usr/lib/openssh/sftp-server";
+
+  void WriteTalkingShell() const {
+    std::string path = dir_ + "/talking_shell.sh";
+    std::ofstream f(path);
+    f << "#!/bin/sh\n"
+      << "cat <<'CC_BANNER'\n" << shell_banner_ << "\nCC_BANNER\n"
+      << "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n";
+    f.close();
+    chmod(path.c_str(), 0755);
   }
 
   // Starts sshd and waits until it answers with its banner.
@@ -232,6 +265,7 @@ class SshdFixture {
   }
 
   std::string dir_;
+  std::string shell_banner_;
   std::string host_public_key_;
   int port_ = 0;
   pid_t pid_ = -1;

@@ -11,10 +11,12 @@ namespace cc {
 std::string ExampleInventoryPath(const std::string& inventory_path);
 
 // "" unless `transport` is "local". Otherwise lines such as
-//   next step: describe your cluster: cp inventories/example.toml my-cluster.toml,
+//   next step: describe your cluster: cp inventories/example.toml
+//   my-cluster.toml,
 //   ...
 // `example_exists` says whether ExampleInventoryPath exists.
-std::string NextStepAfterLocalRun(const std::string& inventory_path, const std::string& transport,
+std::string NextStepAfterLocalRun(const std::string& inventory_path,
+                                  const std::string& transport,
                                   bool example_exists);
 
 }  // namespace cc
