@@ -1,6 +1,7 @@
 #include "orchestrator/mpi_speed.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace cc {
@@ -73,19 +74,50 @@ SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRul
   return j;
 }
 
+int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double median) {
+  const PairResult& s = pairs[suspect];
+  auto shares_node = [&](const PairResult& r) {
+    return r.src == s.src || r.src == s.dst || r.dst == s.src || r.dst == s.dst;
+  };
+  int best = -1, best_disjoint = -1;
+  double dist = 0, dist_disjoint = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i == suspect || !Judgeable(pairs[i])) continue;
+    double d = std::abs(*pairs[i].value - median);
+    if (best < 0 || d < dist) best = static_cast<int>(i), dist = d;
+    if (!shares_node(pairs[i]) && (best_disjoint < 0 || d < dist_disjoint)) {
+      best_disjoint = static_cast<int>(i), dist_disjoint = d;
+    }
+  }
+  return best_disjoint >= 0 ? best_disjoint : best;
+}
+
 PairResult ConfirmSlow(const PairResult& first, const PairResult& retest, double median,
-                       const SpeedRule& rule) {
+                       const SpeedRule& rule, const PairResult* control) {
   PairResult r = first;
   nlohmann::json speed = {{"judged_by", "mpi"},
                           {"median", median},
                           {"attempts", {Attempt(first), Attempt(retest)}}};
+  if (control) {
+    speed["control"] = Attempt(*control);
+    speed["control"]["pair"] = control->src + "<->" + control->dst;
+  }
   bool retested = retest.outcome == Outcome::kPass && retest.value;
-  if (retested && IsSlow(*retest.value, median, rule)) {
+  bool control_ok = !control || (control->outcome == Outcome::kPass && control->value);
+  bool slow_vs_control = !control || (control_ok && IsSlow(*retest.value, *control->value, rule));
+  if (retested && !control_ok) {
+    speed["slow"] = false;
+    speed["note"] = "slow once; the control pair alone did not pass, so it is not called slow";
+  } else if (retested && IsSlow(*retest.value, median, rule) && slow_vs_control) {
     r.outcome = Outcome::kWarn;
     r.state = "slow";
     std::string why = Num(100 * *first.value / median, 0) + "% and, alone, " +
                       Num(100 * *retest.value / median, 0) + "% of the median " +
                       Num(median, 3) + " GB/s";
+    if (control) {
+      why += "; the control pair " + control->src + "<->" + control->dst + " alone: " +
+             Num(*control->value, 3) + " GB/s";
+    }
     r.message += "; slow: " + why;
     speed["slow"] = true;
     speed["why"] = why;

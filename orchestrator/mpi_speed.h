@@ -47,13 +47,25 @@ SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRul
 // True when `value` is slow against `median` under `rule`.
 bool IsSlow(double value, double median, const SpeedRule& rule);
 
+// A typical pair to measure alone next to suspect `suspect`, as the control:
+// on a loaded controller a pair measured alone can be slower than the burst's
+// median (seen: 36% of it on a healthy 8-node run at load 15), so the retest
+// is only believed when a typical pair, measured the same way at the same
+// time, is fast. The control is the judgeable pair nearest the median that
+// shares no node with the suspect, else any other judgeable pair nearest the
+// median; -1 when there is none.
+int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double median);
+
 // `first` (a suspect) merged with its quiet retest: slow again => `warn`,
 // state "slow", evidence speed {slow, why, median, attempts}; fast on the
 // retest => `pass` with the retest's value (the better measurement) and
 // both attempts in evidence. A retest that did not pass leaves the first
 // attempt unjudged (not called slow: an outlier needs agreement).
+// `control`, when given, is the control pair measured alone just after the
+// retest: the retest must then also be slow against the control's value
+// (and a control that did not pass leaves the suspect unjudged).
 PairResult ConfirmSlow(const PairResult& first, const PairResult& retest, double median,
-                       const SpeedRule& rule);
+                       const SpeedRule& rule, const PairResult* control = nullptr);
 
 // Marks a bandwidth result that was not a suspect as judged (not slow).
 void MarkJudged(PairResult* r, const SpeedJudgement& j);

@@ -81,5 +81,41 @@ TEST(MpiSpeed, ASuspectIsSlowOnlyWhenTheQuietRetestAgrees) {
   EXPECT_EQ(unjudged.evidence["speed"]["slow"], false);
 }
 
+TEST(MpiSpeed, ASlowRetestIsNotBelievedWhenTheControlPairIsAsSlow) {
+  // Seen on a healthy 8-node run at load 15: a pair at 17% of the median in
+  // the burst and 36% alone, while every pair was that slow alone.
+  PairResult first = Bw("b", "d", 2.0);
+  PairResult control = Bw("a", "c", 3.0);
+  PairResult loaded = ConfirmSlow(first, Bw("b", "d", 2.5), 10, SpeedRule{}, &control);
+  EXPECT_EQ(loaded.outcome, Outcome::kPass);
+  EXPECT_EQ(loaded.evidence["speed"]["slow"], false);
+  EXPECT_EQ(loaded.evidence["speed"]["control"]["pair"], "a<->c");
+
+  PairResult fast_control = Bw("a", "c", 9.5);
+  PairResult slow = ConfirmSlow(first, Bw("b", "d", 2.5), 10, SpeedRule{}, &fast_control);
+  EXPECT_EQ(slow.outcome, Outcome::kWarn);
+  EXPECT_NE(slow.evidence["speed"]["why"].get<std::string>().find("control pair a<->c"),
+            std::string::npos);
+
+  PairResult broken_control = Bw("a", "c", 0);
+  broken_control.outcome = Outcome::kFail;
+  broken_control.value.reset();
+  PairResult unjudged = ConfirmSlow(first, Bw("b", "d", 2.5), 10, SpeedRule{}, &broken_control);
+  EXPECT_EQ(unjudged.outcome, Outcome::kPass);
+  EXPECT_EQ(unjudged.evidence["speed"]["slow"], false);
+}
+
+TEST(MpiSpeed, TheControlIsATypicalPairThatSharesNoNodeWithTheSuspect) {
+  std::vector<PairResult> p = {Bw("a", "b", 10), Bw("c", "d", 9), Bw("b", "c", 10.1),
+                               Bw("a", "d", 2)};
+  // Suspect a<->d: b<->c is the only pair without a or d.
+  EXPECT_EQ(ControlPairFor(p, 3, 10), 2);
+  // Three nodes: every pair shares one with the suspect; the nearest to the median.
+  std::vector<PairResult> q = {Bw("a", "b", 10), Bw("b", "c", 7), Bw("a", "c", 2)};
+  EXPECT_EQ(ControlPairFor(q, 2, 9), 0);
+  std::vector<PairResult> lone = {Bw("a", "b", 2)};
+  EXPECT_EQ(ControlPairFor(lone, 0, 10), -1);
+}
+
 }  // namespace
 }  // namespace cc

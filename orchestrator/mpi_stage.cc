@@ -262,7 +262,15 @@ class MpiStage : public Stage {
         continue;
       }
       ++retested;
-      r = ConfirmSlow(r, MeasureAlone(ctx, r.src, r.dst, retested), sj.median, rule);
+      PairResult alone = MeasureAlone(ctx, r.src, r.dst, retested);
+      int c = ControlPairFor(*pairs, i, sj.median);
+      if (c < 0) {
+        r = ConfirmSlow(r, alone, sj.median, rule);
+      } else {
+        const PairResult& typical = (*pairs)[c];
+        PairResult control = MeasureAlone(ctx, typical.src, typical.dst, 1000 + retested);
+        r = ConfirmSlow(r, alone, sj.median, rule, &control);
+      }
       if (r.state == "slow") ++slow;
     }
     return {{"median_gbps", sj.median}, {"suspects", sj.suspects.size()},
