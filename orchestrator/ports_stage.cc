@@ -375,6 +375,7 @@ class PortsStage : public Stage {
   Json batches_ = Json::array();
   RetestCounts retests_;
   int retests_skipped_ = 0;
+  int token_timeouts_cleared_ = 0;  // token timeouts whose retest passed
   Clock::time_point start_;
   mutable std::mutex mu_;
   std::map<std::string, LostNode> lost_;
@@ -413,12 +414,12 @@ std::vector<PairResult> PortsStage::FirstResults() const {
   return out;
 }
 
-// Confirmation: every fail/hang of the burst again, one prober per
+// Confirmation: every fail/hang and token timeout of the burst again, one prober per
 // receiver (QuietRounds), with a longer deadline; a symptom confirmed by
 // kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
 void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
   std::vector<size_t> failed;
-  for (size_t i : ToConfirm(*results)) {
+  for (size_t i : PortsToRetest(*results)) {
     if (!Lost(plan_[i].src) && !Lost(plan_[i].dst)) failed.push_back(i);
   }
   if (failed.empty()) {
@@ -445,9 +446,16 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
              &second);
     for (const auto& [src, idx] : targets) {
       for (size_t i : idx) {
-        PairResult merged = Confirm((*results)[i], Judge(i, second[i]));
-        if (merged.evidence.value("confirmation", "") == kConfirmed) budget.Confirmed(plan_[i]);
-        retests_.Add(merged);
+        PairResult merged = ConfirmPortProbe((*results)[i], Judge(i, second[i]));
+        const std::string how = merged.evidence.value("confirmation", "");
+        if (how == kConfirmed && NeedsConfirmation(merged.outcome)) budget.Confirmed(plan_[i]);
+        if (how == kCleared) {
+          // Neither confirmed, flaky nor unconfirmed: load (ports_retest.h).
+          ++retests_.retested;
+          ++token_timeouts_cleared_;
+        } else {
+          retests_.Add(merged);
+        }
         (*results)[i] = std::move(merged);
       }
     }
@@ -631,6 +639,7 @@ void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double
                   {"batches", batches_},
                   {"retests", retests_.ToJson()},
                   {"retests_skipped", retests_skipped_},
+                  {"token_timeouts_cleared", token_timeouts_cleared_},
                   {"lost", lost},
                   {"listen_ms", listen_ms},
                   {"probe_ms", probe_ms},
