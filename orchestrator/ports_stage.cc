@@ -137,6 +137,7 @@ class PortsStage : public Stage {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     Record(ctx, std::move(results), ms(start_, t1), ms(t1, t2), ms(t2, t3));
+    TakeLostOutOfFleet(ctx);
     return Status::Ok();
   }
 
@@ -339,6 +340,17 @@ class PortsStage : public Stage {
     std::lock_guard<std::mutex> lock(mu_);
     if (lost_.count(node)) return;
     lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
+  }
+
+  // A lost node is not tried again by later stages (Fleet::MarkUnusable):
+  // its node-lost verdict already says what happened, and waiting on it
+  // again would cost every later stage its deadline.
+  void TakeLostOutOfFleet(StageContext& ctx) const {
+    for (const auto& [name, l] : lost_) {
+      ctx.fleet().MarkUnusable(
+          name, Status::Unreachable("lost during the ports stage (" + l.phase + "): " + l.reason),
+          "lost in ports");
+    }
   }
 
   std::set<std::string> LostNames() const {
