@@ -184,6 +184,13 @@ std::vector<NodeState*> Fleet::Usable() {
   return out;
 }
 
+void Fleet::MarkUnusable(const std::string& name, Status why, const std::string& step) {
+  NodeState* s = Find(name);
+  if (s == nullptr || !s->usable()) return;
+  s->status = std::move(why);
+  s->step = step;
+}
+
 NodeState* Fleet::Find(const std::string& name) {
   for (auto& s : states_) {
     if (s->node->name == name) return s.get();

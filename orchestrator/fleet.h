@@ -84,6 +84,12 @@ class Fleet {
                                                   Deadline deadline);
 
   std::vector<NodeState*> Usable();
+  // Takes a node out of the run after it was prepared (a stage found it
+  // lost): Usable() and ForEach leave it out from now on, so later stages
+  // skip it instead of waiting on it again; `why` and `step` (e.g. "lost
+  // in ports") stay on its NodeState as the reason. Unknown names are
+  // ignored. Call from the main thread when no ForEach is running.
+  void MarkUnusable(const std::string& name, Status why, const std::string& step);
   NodeState* Find(const std::string& name);
   const std::vector<std::unique_ptr<NodeState>>& states() const { return states_; }
   long long bytes_pushed() const;

@@ -137,6 +137,35 @@ TEST(Fleet, PushesTheAgentOnceUnderItsContentAddressAndGreetsIt) {
   std::remove(v2.c_str());
 }
 
+TEST(Fleet, ANodeMarkedUnusableIsSkippedByLaterStagesWithItsReason) {
+  std::string binary = FakeAgentBinary(EM_X86_64, "lost");
+  auto nodes = Nodes(3);
+  FakeTransport t;
+  for (const auto& n : nodes) t.SetNode(n.name, ScriptedNode(t, n.name, "x86_64"));
+  FleetOptions o;
+  o.agent_binary = binary;
+  Fleet fleet(t, nodes, o);
+  ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
+  ASSERT_EQ(fleet.Usable().size(), 3u);
+  // What the ports stage does with a node it found lost.
+  fleet.MarkUnusable("n2", Status::Unreachable("lost during the ports stage (probe batch 1 of 2)"),
+                     "lost in ports");
+  fleet.MarkUnusable("nosuch", Status::Unreachable("x"), "x");  // ignored
+  std::vector<std::string> usable;
+  for (NodeState* s : fleet.Usable()) usable.push_back(s->node->name);
+  EXPECT_EQ(usable, (std::vector<std::string>{"n1", "n3"}));
+  std::atomic<int> visited{0};
+  fleet.ForEach({}, [&](NodeState& s) {
+    EXPECT_NE(s.node->name, "n2");
+    ++visited;
+  });
+  EXPECT_EQ(visited.load(), 2);  // a later stage does not try n2 again
+  NodeState* n2 = fleet.Find("n2");
+  EXPECT_EQ(n2->step, "lost in ports");
+  EXPECT_NE(n2->status.ToString().find("lost during the ports stage"), std::string::npos);
+  EXPECT_EQ(OutcomeForNodeError(n2->status), Outcome::kFail);
+}
+
 TEST(Fleet, ANodeOfAnotherArchitectureFailsWithWhatToBuild) {
   std::string binary = FakeAgentBinary(EM_X86_64, "x");
   auto nodes = Nodes(2);

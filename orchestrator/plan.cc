@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "orchestrator/ports_plan.h"
 #include "orchestrator/schedule.h"
 #include "orchestrator/stage_settings.h"
 
@@ -14,7 +15,6 @@ namespace {
 // an order of magnitude, not a promise.
 constexpr double kConnectWaveS = 3;      // ssh + push + hello, one window
 constexpr double kFactsWaveS = 5;        // agent facts, one window
-constexpr double kProbeS = 0.01;         // one open port answering
 constexpr double kNcclIntraS = 30;       // intra-node AllReduce over sizes
 constexpr double kNcclRoundS = 20;       // one round of pair AllReduces
 constexpr double kNcclClusterS = 30;     // the whole-cluster AllReduce
@@ -25,27 +25,15 @@ std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// Ports per node pair from [stages.ports] ports (ranges count in full)
-// plus the ephemeral samples; 2 (ssh and 29500) when not set.
-size_t PortCount(const Inventory& inv) {
-  nlohmann::json s = inv.StageSettings("ports");
-  size_t n = 0;
-  if (s.contains("ports") && s["ports"].is_array()) {
-    for (const auto& p : s["ports"]) {
-      if (p.is_number_integer()) {
-        ++n;
-      } else if (p.is_string()) {
-        auto r = ParsePortRange(p.get<std::string>());
-        if (r.ok()) n += static_cast<size_t>(r->second - r->first + 1);
-      }
-    }
-  } else {
-    n = 2;
+// The ports stage's own settings (ports_plan.h), defaults where the
+// inventory's are bad (the run itself names those).
+PortsEstimate PortsStageEstimate(const Inventory& inv, size_t rounds) {
+  Result<PortsSettings> s = ReadPortsSettings(inv.StageSettings("ports"));
+  std::optional<int> ssh_port;
+  if (!inv.nodes.empty() && inv.transport != "local") {
+    ssh_port = inv.nodes.front().ssh.port;
   }
-  if (s.contains("ephemeral_samples") && s["ephemeral_samples"].is_number_integer()) {
-    n += s["ephemeral_samples"].get<size_t>();
-  }
-  return n;
+  return EstimatePorts(s.ok() ? *s : PortsSettings{}, ssh_port, rounds);
 }
 
 std::string RoundsPhrase(size_t pairs, size_t rounds, size_t per_round) {
@@ -94,12 +82,12 @@ std::vector<StagePlan> PlanStages(const Inventory& inv, const std::vector<std::s
       p.work = Plural(n, "node", "nodes") + ", " + RoundsPhrase(pairs, rounds.size(), per_round);
       p.estimate_s = kFactsWaveS + rounds.size() * kNicsRoundS;
     } else if (stage == "ports") {
-      size_t ports = PortCount(inv);
-      size_t probes = n * (n > 0 ? n - 1 : 0) * ports;
+      PortsEstimate e = PortsStageEstimate(inv, rounds.size());
+      size_t probes = n * (n > 0 ? n - 1 : 0) * e.ports_per_pair;
       p.work = Plural(n * (n > 0 ? n - 1 : 0), "ordered pair", "ordered pairs") + " x " +
-               Plural(ports, "port", "ports") + " = " + Plural(probes, "probe", "probes");
-      double parallel = inv.StageSettings("ports").value("parallel", 32.0);
-      p.estimate_s = n == 0 ? 0 : 1 + probes * kProbeS / (n * parallel);
+               Plural(e.ports_per_pair, "port", "ports") + " = " +
+               Plural(probes, "probe", "probes");
+      p.estimate_s = e.healthy_s;
     } else if (stage == "nccl") {
       p.work = "intra-node on " + Plural(n, "node", "nodes") + ", " +
                RoundsPhrase(pairs, rounds.size(), per_round) + ", then all " + std::to_string(n);

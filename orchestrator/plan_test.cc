@@ -37,6 +37,26 @@ TEST(Plan, PortsCountRangesInFull) {
   EXPECT_EQ(plan[1].work, "12 ordered pairs x 16 ports = 192 probes");
 }
 
+TEST(Plan, ThePortsEstimateFollowsTheStagesOwnSettings) {
+  Inventory inv = Nodes(32);
+  auto estimate = [&](const nlohmann::json& settings) {
+    inv.stage_settings["ports"] = settings;
+    return PlanStages(inv, {"ports"})[1];
+  };
+  StagePlan base = estimate(nlohmann::json::object());
+  // Defaults: 29500, ssh and 8 ephemeral samples.
+  EXPECT_EQ(base.work, "992 ordered pairs x 10 ports = 9920 probes");
+  StagePlan more_ports = estimate({{"ports", {29500, "60000-60099"}}});
+  EXPECT_EQ(more_ports.work, "992 ordered pairs x 110 ports = 109120 probes");
+  EXPECT_GT(more_ports.estimate_s, base.estimate_s);
+  // Fewer senders per receiver: more batches, each an agent round trip.
+  StagePlan narrow = estimate({{"senders_per_receiver", 2}});
+  EXPECT_EQ(narrow.work, base.work);
+  EXPECT_GT(narrow.estimate_s, base.estimate_s);
+  StagePlan wide = estimate({{"senders_per_receiver", 32}});
+  EXPECT_LT(wide.estimate_s, base.estimate_s);
+}
+
 TEST(Plan, ConnectWavesFollowTheFanout) {
   PlanOptions o;
   o.fanout = 4;

@@ -253,6 +253,29 @@ ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
           WithNote("could not be tested (agent state '" + agent_state + "')", note)};
 }
 
+size_t PortsPerPair(const PortsSettings& s, std::optional<int> ssh_port) {
+  return ListenPorts(s.ports, ssh_port).size() + (ssh_port ? 1 : 0) +
+         static_cast<size_t>(std::max(0, s.ephemeral_samples));
+}
+
+PortsEstimate EstimatePorts(const PortsSettings& s, std::optional<int> ssh_port, size_t rounds) {
+  // Measured on simulated nodes: a batch's agent round trip (start the
+  // probes, read the answers) and one open port answering.
+  constexpr double kBatchS = 1.0;
+  constexpr double kConnectS = 0.01;
+  PortsEstimate e;
+  e.ports_per_pair = PortsPerPair(s, ssh_port);
+  if (rounds == 0) return e;
+  const size_t window = static_cast<size_t>(std::max(1, s.senders_per_receiver));
+  e.batches = (rounds + window - 1) / window;
+  const size_t per_sender = std::min(window, rounds) * e.ports_per_pair;
+  const size_t parallel = static_cast<size_t>(std::max(1, s.parallel));
+  const double waves = static_cast<double>((per_sender + parallel - 1) / parallel);
+  e.healthy_s = 1 + static_cast<double>(e.batches) * (kBatchS + waves * kConnectS);
+  e.worst_s = 1 + static_cast<double>(e.batches) * (kBatchS + waves * s.timeout_ms / 1000.0);
+  return e;
+}
+
 long long ProbePhaseMs(size_t targets, int parallel, int timeout_ms) {
   long long p = std::max(1, parallel);
   long long rounds = (static_cast<long long>(targets) + p - 1) / p;

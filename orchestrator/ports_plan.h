@@ -117,6 +117,24 @@ ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
                           const std::string& reply, const std::string& note,
                           const std::map<std::string, std::string>& tokens);
 
+// The --dry-run estimate of the probe phase, from the stage's own settings
+// so that it cannot drift from what the stage does: `rounds` rounds of
+// disjoint pairs (RoundRobinRounds), senders_per_receiver rounds per batch,
+// each sender probing its peers' PortsPerPair ports, `parallel` at a time.
+// healthy_s: every port answers at once (a batch costs its agent round trip
+// and the connects); worst_s: every wave of connects waits timeout_ms.
+struct PortsEstimate {
+  size_t ports_per_pair = 0;
+  size_t batches = 0;
+  double healthy_s = 0;
+  double worst_s = 0;
+};
+// Ports per ordered pair, as the stage plans them per receiver: the listed
+// ones, the ssh port (once, when there is one: none for local transport)
+// and the ephemeral samples.
+size_t PortsPerPair(const PortsSettings& s, std::optional<int> ssh_port);
+PortsEstimate EstimatePorts(const PortsSettings& s, std::optional<int> ssh_port, size_t rounds);
+
 // The deadline (ms) a sender needs for `targets` probes, `parallel` at a
 // time, each up to timeout_ms, plus name resolution and slack.
 long long ProbePhaseMs(size_t targets, int parallel, int timeout_ms);

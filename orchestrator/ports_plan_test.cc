@@ -223,5 +223,21 @@ TEST(ProbePhaseMs, CoversEveryRoundOfTimeoutsPlusSlack) {
   EXPECT_EQ(ProbePhaseMs(257, 256, 1500), 3000 + 10000);
 }
 
+TEST(EstimatePorts, ReadsPortsWindowAndTimeout) {
+  PortsSettings s;  // 29500, 8 ephemeral samples, window 8, 2 s
+  PortsEstimate e = EstimatePorts(s, 22, 31);
+  EXPECT_EQ(e.ports_per_pair, 10u);
+  EXPECT_EQ(e.batches, 4u);  // 31 rounds, 8 at a time
+  EXPECT_EQ(PortsPerPair(s, std::nullopt), 9u);  // local transport: no ssh port
+  s.senders_per_receiver = 4;
+  EXPECT_EQ(EstimatePorts(s, 22, 31).batches, 8u);
+  EXPECT_GT(EstimatePorts(s, 22, 31).healthy_s, e.healthy_s);
+  PortsSettings slow;
+  slow.timeout_ms = 5000;
+  EXPECT_GT(EstimatePorts(slow, 22, 31).worst_s, e.worst_s);
+  EXPECT_EQ(EstimatePorts(slow, 22, 31).healthy_s, e.healthy_s);
+  EXPECT_EQ(EstimatePorts(s, 22, 0).batches, 0u);
+}
+
 }  // namespace
 }  // namespace cc

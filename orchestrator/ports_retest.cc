@@ -4,6 +4,42 @@
 
 namespace cc {
 
+bool IsTokenTimeout(const PairResult& r) { return r.outcome == Outcome::kWarn && r.state == "open"; }
+
+std::vector<size_t> PortsToRetest(const std::vector<PairResult>& results) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (NeedsConfirmation(results[i].outcome) || IsTokenTimeout(results[i])) out.push_back(i);
+  }
+  return out;
+}
+
+PairResult ConfirmPortProbe(const PairResult& first, const PairResult& second) {
+  PairResult generic = Confirm(first, second);
+  if (!IsTokenTimeout(first)) return generic;
+  const nlohmann::json attempts = generic.evidence["attempts"];
+  PairResult r;
+  if (second.outcome == Outcome::kPass) {
+    // Load, not a flaky link: the connect worked both times.
+    r = second;
+    r.message = "no token came back in time on the first attempt (a loaded node); "
+                "the quiet retest passed";
+    r.evidence["confirmation"] = kCleared;
+  } else if (IsTokenTimeout(second)) {
+    r = second;  // slow twice, even alone and with 2.5x the deadline
+    r.evidence["confirmation"] = kConfirmed;
+  } else if (NeedsConfirmation(second.outcome)) {
+    // Connected once, failed once: that is flaky, whichever came first.
+    r = first;
+    r.message = "flaky: connected on the first attempt; " + second.message + " on the retest";
+    r.evidence["confirmation"] = kFlaky;
+  } else {
+    return generic;  // retest could not run (error/skip), or another warn
+  }
+  r.evidence["attempts"] = attempts;
+  return r;
+}
+
 SymptomBudget::SymptomBudget(const std::vector<PlannedProbe>& plan,
                              const std::vector<Outcome>& first, int confirmations)
     : confirmations_(confirmations) {

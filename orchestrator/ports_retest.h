@@ -29,10 +29,37 @@
 
 #include "common/outcome.h"
 #include "orchestrator/ports_plan.h"
+#include "orchestrator/store.h"
 
 namespace cc {
 
 inline constexpr int kConfirmationsPerSymptom = 3;
+
+// evidence["confirmation"] of a probe whose first attempt only timed out
+// waiting for the token and whose retest passed (see ConfirmPortProbe).
+inline constexpr const char* kCleared = "cleared";
+
+// True for a probe that connected but whose token did not come back in
+// time (JudgeProbe's only `open` + warn): on a loaded node the listener was
+// slow to answer, which says nothing about the path yet.
+bool IsTokenTimeout(const PairResult& r);
+
+// What the ports stage retests: every fail/hang (NeedsConfirmation) and
+// every token timeout. Indices into `results`, in order.
+std::vector<size_t> PortsToRetest(const std::vector<PairResult>& results);
+
+// Confirm() for port probes. A first attempt that was a token timeout is
+// merged differently: the TCP connect succeeded, so the path worked; only
+// our listener was slow to write a few bytes back. When the quiet retest
+// (2.5x deadline) passes, that was load on the node, not a link that works
+// only sometimes, so the result is `pass`, with both attempts in evidence
+// and evidence["confirmation"] = "cleared" (not `flaky`, which would be a
+// warn and break "a healthy cluster has zero warns"). A token timeout
+// again is the listener's real slowness: it stays `warn`, confirmed. A
+// retest that fails or hangs after a connect that succeeded is `flaky`
+// (worked once, failed once). A retest that could not run leaves the
+// first attempt, unconfirmed. Every other first attempt goes to Confirm().
+PairResult ConfirmPortProbe(const PairResult& first, const PairResult& second);
 
 class SymptomBudget {
  public:

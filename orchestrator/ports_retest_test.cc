@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "orchestrator/confirm.h"
+
 #include <functional>
 #include <set>
 
@@ -99,6 +101,67 @@ TEST(RetestRounds, OneProberPerReceiverAndNoNodeTwiceInARound) {
   }
   EXPECT_EQ(probes, failed.size());
   EXPECT_EQ(rounds[0][0].probes.size(), 2u);  // a pair's ports in one burst
+}
+
+PairResult Probe(Outcome o, std::string state, std::string message) {
+  PairResult r;
+  r.stage = "ports";
+  r.src = "n1";
+  r.dst = "n2";
+  r.check = "tcp/29500";
+  r.outcome = o;
+  r.state = std::move(state);
+  r.message = std::move(message);
+  return r;
+}
+PairResult TokenTimeout() {
+  return Probe(Outcome::kWarn, "open", "connected to n2:29500, but no token came back in time");
+}
+
+TEST(PortsToRetest, TakesFailsHangsAndTokenTimeoutsOnly) {
+  std::vector<PairResult> rs = {Probe(Outcome::kPass, "open", ""), TokenTimeout(),
+                                Probe(Outcome::kFail, "filtered", "x"),
+                                Probe(Outcome::kWarn, "in-use", "held by another process"),
+                                Probe(Outcome::kHang, "error", "y")};
+  EXPECT_EQ(PortsToRetest(rs), (std::vector<size_t>{1, 2, 4}));
+  EXPECT_TRUE(IsTokenTimeout(rs[1]));
+  EXPECT_FALSE(IsTokenTimeout(rs[3]));  // an unexpected holder is a real warn
+}
+
+TEST(ConfirmPortProbe, ATokenTimeoutThatPassesOnRetestIsLoadAndEndsPass) {
+  PairResult m = ConfirmPortProbe(TokenTimeout(), Probe(Outcome::kPass, "open", ""));
+  EXPECT_EQ(m.outcome, Outcome::kPass);  // not flaky: a healthy cluster has zero warns
+  EXPECT_EQ(m.evidence["confirmation"], kCleared);
+  ASSERT_EQ(m.evidence["attempts"].size(), 2u);
+  EXPECT_EQ(m.evidence["attempts"][0]["outcome"], "warn");
+  EXPECT_EQ(m.evidence["attempts"][1]["outcome"], "pass");
+  EXPECT_FALSE(IsFlaky(m));
+}
+
+TEST(ConfirmPortProbe, ATokenTimeoutTwiceStaysAConfirmedWarn) {
+  PairResult m = ConfirmPortProbe(TokenTimeout(), TokenTimeout());
+  EXPECT_EQ(m.outcome, Outcome::kWarn);
+  EXPECT_EQ(m.evidence["confirmation"], kConfirmed);
+}
+
+TEST(ConfirmPortProbe, AConnectThenAFailureIsFlaky) {
+  PairResult m = ConfirmPortProbe(TokenTimeout(), Probe(Outcome::kFail, "filtered", "timed out"));
+  EXPECT_EQ(m.outcome, Outcome::kWarn);
+  EXPECT_TRUE(IsFlaky(m));
+  EXPECT_NE(m.message.find("timed out on the retest"), std::string::npos);
+}
+
+TEST(ConfirmPortProbe, ARetestThatCouldNotRunLeavesTheTokenTimeoutUnconfirmed) {
+  PairResult m = ConfirmPortProbe(TokenTimeout(), Probe(Outcome::kError, "error", "agent gone"));
+  EXPECT_EQ(m.outcome, Outcome::kWarn);
+  EXPECT_EQ(m.evidence["confirmation"], kUnconfirmed);
+}
+
+TEST(ConfirmPortProbe, OtherFirstAttemptsAreMergedByConfirm) {
+  PairResult fail = Probe(Outcome::kFail, "filtered", "x");
+  PairResult m = ConfirmPortProbe(fail, Probe(Outcome::kPass, "open", ""));
+  EXPECT_TRUE(IsFlaky(m));  // a fail that passes on retest is still flaky
+  EXPECT_EQ(ConfirmPortProbe(fail, fail).evidence["confirmation"], kConfirmed);
 }
 
 }  // namespace

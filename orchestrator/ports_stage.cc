@@ -137,6 +137,7 @@ class PortsStage : public Stage {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
     Record(ctx, std::move(results), ms(start_, t1), ms(t1, t2), ms(t2, t3));
+    TakeLostOutOfFleet(ctx);
     return Status::Ok();
   }
 
@@ -341,6 +342,17 @@ class PortsStage : public Stage {
     lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
   }
 
+  // A lost node is not tried again by later stages (Fleet::MarkUnusable):
+  // its node-lost verdict already says what happened, and waiting on it
+  // again would cost every later stage its deadline.
+  void TakeLostOutOfFleet(StageContext& ctx) const {
+    for (const auto& [name, l] : lost_) {
+      ctx.fleet().MarkUnusable(
+          name, Status::Unreachable("lost during the ports stage (" + l.phase + "): " + l.reason),
+          "lost in ports");
+    }
+  }
+
   std::set<std::string> LostNames() const {
     std::lock_guard<std::mutex> lock(mu_);
     std::set<std::string> out;
@@ -375,6 +387,7 @@ class PortsStage : public Stage {
   Json batches_ = Json::array();
   RetestCounts retests_;
   int retests_skipped_ = 0;
+  int token_timeouts_cleared_ = 0;  // token timeouts whose retest passed
   Clock::time_point start_;
   mutable std::mutex mu_;
   std::map<std::string, LostNode> lost_;
@@ -413,12 +426,12 @@ std::vector<PairResult> PortsStage::FirstResults() const {
   return out;
 }
 
-// Confirmation: every fail/hang of the burst again, one prober per
+// Confirmation: every fail/hang and token timeout of the burst again, one prober per
 // receiver (QuietRounds), with a longer deadline; a symptom confirmed by
 // kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
 void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
   std::vector<size_t> failed;
-  for (size_t i : ToConfirm(*results)) {
+  for (size_t i : PortsToRetest(*results)) {
     if (!Lost(plan_[i].src) && !Lost(plan_[i].dst)) failed.push_back(i);
   }
   if (failed.empty()) {
@@ -445,9 +458,16 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
              &second);
     for (const auto& [src, idx] : targets) {
       for (size_t i : idx) {
-        PairResult merged = Confirm((*results)[i], Judge(i, second[i]));
-        if (merged.evidence.value("confirmation", "") == kConfirmed) budget.Confirmed(plan_[i]);
-        retests_.Add(merged);
+        PairResult merged = ConfirmPortProbe((*results)[i], Judge(i, second[i]));
+        const std::string how = merged.evidence.value("confirmation", "");
+        if (how == kConfirmed && NeedsConfirmation(merged.outcome)) budget.Confirmed(plan_[i]);
+        if (how == kCleared) {
+          // Neither confirmed, flaky nor unconfirmed: load (ports_retest.h).
+          ++retests_.retested;
+          ++token_timeouts_cleared_;
+        } else {
+          retests_.Add(merged);
+        }
         (*results)[i] = std::move(merged);
       }
     }
@@ -631,6 +651,7 @@ void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double
                   {"batches", batches_},
                   {"retests", retests_.ToJson()},
                   {"retests_skipped", retests_skipped_},
+                  {"token_timeouts_cleared", token_timeouts_cleared_},
                   {"lost", lost},
                   {"listen_ms", listen_ms},
                   {"probe_ms", probe_ms},
