@@ -48,6 +48,28 @@ R Merged(const R& first, const R& second, const R& confirmed) {
   return r;
 }
 
+// A pair the first job never reached (it was stopped before its round,
+// mpi_verdict.h) was not tested: the retest is its first measurement, so
+// a pass there is a plain pass (not "flaky"), and a failure there is an
+// accusation on one attempt, which stands unconfirmed.
+constexpr const char* kNotReached = "not-reached";
+
+PairResult FirstMeasurement(const PairResult& first, const PairResult& retest,
+                            RetestCounts* counts) {
+  PairResult r = retest;
+  r.evidence["attempts"] = {{{"outcome", OutcomeName(first.outcome)},
+                             {"state", first.state},
+                             {"message", first.message}},
+                            {{"outcome", OutcomeName(retest.outcome)},
+                             {"state", retest.state},
+                             {"message", retest.message}}};
+  if (NeedsConfirmation(retest.outcome) || retest.outcome == Outcome::kError) {
+    r.evidence["confirmation"] = kUnconfirmed;
+    counts->Add(r);
+  }
+  return r;
+}
+
 }  // namespace
 
 bool MpiNeedsConfirmation(const MpiRunJudgement& j) {
@@ -75,6 +97,10 @@ MpiRunJudgement MergeMpiAttempts(const MpiRunJudgement& first, const MpiRunJudge
     PairResult retest = again ? *again : Missing(r);
     retest.src = r.src;  // the same pair, named as the first attempt named it
     retest.dst = r.dst;
+    if (r.state == kNotReached && again) {
+      r = FirstMeasurement(r, retest, counts);
+      continue;
+    }
     r = again ? Merged(r, retest, Confirm(r, retest)) : Confirm(r, retest);
     counts->Add(r);
   }

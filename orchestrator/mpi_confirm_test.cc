@@ -109,5 +109,31 @@ TEST(MpiConfirm, ARetestThatSaysWhyItCouldNotTestStandsUnconfirmed) {
   EXPECT_EQ(r.evidence["attempts"].size(), 2u);
 }
 
+TEST(MpiConfirm, APairTheFirstJobNeverReachedPassesPlainlyOnTheRetest) {
+  // issue 17: the first job was stopped before these pairs' rounds; they
+  // were never tested, so a pass on the retest is no flakiness.
+  MpiRunJudgement first, second;
+  PairResult unreached = Pair("n1", "n2", Outcome::kError);
+  unreached.state = "not-reached";
+  unreached.message = "not reached: the job was stopped at its deadline after round 60 of 127";
+  PairResult unreached_too = unreached;
+  unreached_too.src = "n3";
+  unreached_too.dst = "n4";
+  first.pairs = {unreached, unreached_too};
+  second.pairs = {Pair("n1", "n2", Outcome::kPass), Pair("n3", "n4", Outcome::kFail)};
+  EXPECT_TRUE(MpiNeedsConfirmation(first));  // the whole job runs again
+  RetestCounts c;
+  MpiRunJudgement m = MergeMpiAttempts(first, second, &c);
+  EXPECT_EQ(m.pairs[0].outcome, Outcome::kPass);
+  EXPECT_FALSE(IsFlaky(m.pairs[0]));
+  EXPECT_EQ(m.pairs[0].evidence["attempts"].size(), 2u);
+  // Failing on its only measurement: stands, but unconfirmed.
+  EXPECT_EQ(m.pairs[1].outcome, Outcome::kFail);
+  EXPECT_EQ(m.pairs[1].evidence["confirmation"], kUnconfirmed);
+  EXPECT_EQ(c.flaky, 0);
+  EXPECT_EQ(c.retested, 1);
+  EXPECT_EQ(c.unconfirmed, 1);
+}
+
 }  // namespace
 }  // namespace cc

@@ -11,8 +11,10 @@
 // MPI_Allreduce, then ping-pong latency and bandwidth for every pair in the
 // NCCL stage's round-robin rounds.
 //
-// mpirun has a deadline; at it, its process group is killed and what was
-// not reported is `hang`. No accusation on one job (mpi_confirm.h): when
+// mpirun has an idle deadline (timeout_s without a new line) and an
+// overall cap that grows with the rounds (mpirun_deadline.h); at either,
+// its process group is killed. After an idle stop the pairs in progress
+// are `hang` suspects; pairs the job never reached are `error` (untested). No accusation on one job (mpi_confirm.h): when
 // the first job has a fail, hang or error, the whole job runs again with a
 // longer deadline and the attempts are merged (flaky when they disagree).
 // When ranks of that second job did not start and Open MPI's messages name
@@ -172,13 +174,19 @@ class MpiStage : public Stage {
       return job;
     }
     job.argv = *argv;
-    job.run = RunMpirun(job.argv, s_.timeout_s * factor);
+    // A job that keeps printing results is not hung (issue 17): idle
+    // deadline timeout_s, overall cap growing with the rounds.
+    const MpirunDeadlines deadlines = MpiJobDeadlines(
+        static_cast<int>(hosts_.size()), s_.timeout_s * factor, s_.pair_timeout_s * factor);
+    job.run = RunMpirun(job.argv, deadlines);
     if (!job.run.status.ok()) return job;
     MpiRunFacts& f = job.facts;
     for (const Node* n : nodes_) f.nodes.push_back(n->name);
     f.hung = job.run.hung;
+    f.cap_stop = job.run.stop == MpirunStop::kCap;
+    f.stop_why = job.run.stop_why;
     f.exit_code = job.run.exit_code;
-    f.timeout_s = s_.timeout_s * factor;
+    f.timeout_s = job.run.stop == MpirunStop::kCap ? deadlines.total_s : deadlines.idle_s;
     for (const std::string& l : job.run.stdout_lines) AddMpiProbeLine(l, &f.output);
     for (const std::string& l : job.run.stderr_lines) AddMpiProbeLine(l, &f.output);
     for (const auto& [rank, h] : f.output.hellos) {
@@ -239,7 +247,8 @@ class MpiStage : public Stage {
     std::vector<std::string> tail = job.facts.output.other;
     if (tail.size() > 80) tail.erase(tail.begin(), tail.end() - 80);
     return {{"argv", job.argv},          {"mpirun", version_},
-            {"hung", job.run.hung},      {"exit", job.run.exit_code},
+            {"hung", job.run.hung},      {"stop", job.run.stop_why},
+            {"exit", job.run.exit_code},
             {"open_mpi_said", tail},     {"problems", job.facts.output.problems}};
   }
 

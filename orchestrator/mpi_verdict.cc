@@ -205,6 +205,57 @@ int RankOf(const std::vector<std::string>& nodes, const std::string& node) {
   return it == nodes.end() ? -1 : static_cast<int>(it - nodes.begin());
 }
 
+// How far a stopped job got through its rounds.
+struct RoundProgress {
+  bool known = false;  // every rank started and reported its allreduce
+  size_t first_open = 0;  // the first round with a pair unreported
+  size_t total = 0;
+  bool cap_stop = false;
+};
+
+RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds,
+                         bool launched) {
+  RoundProgress p;
+  p.total = rounds.size();
+  p.cap_stop = f.cap_stop;
+  p.known = f.hung && launched && f.output.allreduce.size() == f.nodes.size();
+  if (!p.known) return p;
+  p.first_open = rounds.size();
+  for (size_t r = 0; r < rounds.size() && p.first_open == rounds.size(); ++r) {
+    for (const auto& [sa, sb] : rounds[r]) {
+      if (!FindMpiPair(f.output, std::stoi(sa), std::stoi(sb))) {
+        p.first_open = r;
+        break;
+      }
+    }
+  }
+  return p;
+}
+
+// A pair with no line from a job stopped after its launch: after an idle
+// stop, the pairs of the first unfinished round are the hang suspects
+// (the job stalled there); every other missing pair was never reached, so
+// it is untested (`error`), not accused.
+void MarkUnreported(const RoundProgress& p, size_t round, const MpiRunFacts& f,
+                    PairResult* r) {
+  std::string why = f.stop_why.empty()
+                        ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
+                        : f.stop_why;
+  if (!p.cap_stop && round == p.first_open) {
+    r->outcome = Outcome::kHang;
+    r->state = "hang";
+    r->message = "hang suspect: no result in round " + std::to_string(round + 1) + " of " +
+                 std::to_string(p.total) + ", where the job stalled; " + why;
+  } else {
+    r->outcome = Outcome::kError;
+    r->state = "not-reached";
+    r->message = "not reached: the job was stopped at its deadline after round " +
+                 std::to_string(p.first_open) + " of " + std::to_string(p.total) + " (" +
+                 why + ")";
+  }
+  r->evidence = {{"round", round}, {"rounds_done", p.first_open}, {"rounds", p.total}};
+}
+
 }  // namespace
 
 MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
@@ -298,8 +349,10 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
   }
   std::vector<std::string> ranks;
   for (int i = 0; i < n; ++i) ranks.push_back(std::to_string(i));
-  for (const Round& round : RoundRobinRounds(ranks)) {
-    for (const auto& [sa, sb] : round) {
+  const std::vector<Round> rounds = RoundRobinRounds(ranks);
+  const RoundProgress progress = ProgressOf(f, rounds, all_hello && launch_blamed.empty());
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    for (const auto& [sa, sb] : rounds[r]) {
       int a = std::stoi(sa), b = std::stoi(sb);
       PairResult base;
       base.stage = "mpi";
@@ -338,6 +391,9 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
         lat.outcome = bw.outcome = Outcome::kFail;
         lat.state = bw.state = "failed";
         lat.message = bw.message = link_blame;
+      } else if (progress.known) {
+        MarkUnreported(progress, r, f, &lat);
+        MarkUnreported(progress, r, f, &bw);
       } else {
         lat.outcome = bw.outcome = missing_outcome;
         lat.state = bw.state = f.hung ? "hang" : "not-run";

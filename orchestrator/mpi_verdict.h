@@ -39,7 +39,11 @@ struct MpiRunFacts {
   std::vector<std::string> nodes;  // in rank order
   MpiProbeOutput output;
   std::vector<MpiBlame> blames;
-  bool hung = false;   // mpirun was killed at the deadline
+  bool hung = false;   // mpirun was killed at a deadline
+  // Killed at its overall cap while still printing (not a hang: its
+  // missing pairs are not reached, none is a suspect).
+  bool cap_stop = false;
+  std::string stop_why;  // DecideMpirunStop's words; "" = the old fixed deadline
   int exit_code = 0;
   double timeout_s = 0;
 };
@@ -47,7 +51,12 @@ struct MpiRunFacts {
 // Every node gets "launch" and "allreduce", every round-robin pair
 // "latency" and "bandwidth": pass with the figures, fail with the probe's
 // reason, or (nothing reported) hang when mpirun was killed at its
-// deadline, else fail naming the blamed nodes and quoting Open MPI.
+// deadline, else fail naming the blamed nodes and quoting Open MPI. When
+// every rank started and its allreduce came before mpirun was killed, only
+// the missing pairs of the first unfinished round are `hang` suspects, and
+// only after an idle stop (a cap stop has none: it was still working); the
+// pairs the job never reached are `error`, state "not-reached" ("not
+// reached: the job was stopped at its deadline after round R of T").
 MpiRunJudgement JudgeMpiRun(const MpiRunFacts& facts);
 
 }  // namespace cc

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "build_paths.h"
+#include "orchestrator/schedule.h"
 
 namespace cc {
 namespace {
@@ -178,6 +179,78 @@ TEST(AttributeMpiMessages, ATcpConnectFailureNamesTheLink) {
   EXPECT_EQ(b[0].peer, "node3");
   EXPECT_THAT(b[0].message, HasSubstr("node1 could not open Open MPI's TCP connection to node3: "
                                       "connect() to 10.45.0.3:1024 failed: Connection refused (111)"));
+}
+
+}  // namespace
+}  // namespace cc
+
+namespace cc {
+namespace {
+
+// 4 ranks, all started with their allreduce; the pairs of the first
+// `done_rounds` rounds reported, then mpirun was stopped.
+MpiRunFacts StoppedAfter(size_t done_rounds, bool cap_stop) {
+  MpiRunFacts f;
+  f.nodes = {"node1", "node2", "node3", "node4"};
+  f.hung = true;
+  f.cap_stop = cap_stop;
+  f.stop_why = cap_stop ? "mpirun was still printing at its overall cap of 170 s"
+                        : "no new line from mpirun for 120 s";
+  f.timeout_s = 120;
+  for (int r = 0; r < 4; ++r) {
+    f.output.hellos[r] = MpiHello{r, 4, "h" + std::to_string(r), "Open MPI"};
+    MpiAllreduceLine a;
+    a.rank = r;
+    a.ok = true;
+    f.output.allreduce[r] = a;
+  }
+  std::vector<Round> rounds = RoundRobinRounds({"0", "1", "2", "3"});
+  for (size_t r = 0; r < done_rounds; ++r) {
+    for (const auto& [a, b] : rounds[r]) {
+      MpiPairLine p;
+      p.rank = std::stoi(a);
+      p.peer = std::stoi(b);
+      p.round = static_cast<int>(r);
+      p.ok = true;
+      f.output.pairs.push_back(p);
+    }
+  }
+  return f;
+}
+
+TEST(JudgeMpiRun, AfterAnIdleStopThePairsInProgressAreSuspectsAndTheRestNotReached) {
+  MpiRunJudgement j = JudgeMpiRun(StoppedAfter(1, false));
+  int pass = 0, hang = 0, error = 0;
+  for (const PairResult& p : j.pairs) {
+    if (p.outcome == Outcome::kPass) ++pass;
+    if (p.outcome == Outcome::kHang) {
+      ++hang;
+      EXPECT_THAT(p.message, HasSubstr("round 2 of 3"));
+      EXPECT_THAT(p.message, HasSubstr("no new line"));
+    }
+    if (p.outcome == Outcome::kError) {
+      ++error;
+      EXPECT_EQ(p.state, "not-reached");
+      EXPECT_THAT(p.message, HasSubstr("not reached: the job was stopped at its deadline "
+                                       "after round 1 of 3"));
+    }
+  }
+  EXPECT_EQ(pass, 4);   // round 1: 2 pairs x latency, bandwidth
+  EXPECT_EQ(hang, 4);   // round 2
+  EXPECT_EQ(error, 4);  // round 3
+  EXPECT_EQ(Find(j, "node1", "launch")->outcome, Outcome::kPass);
+}
+
+TEST(JudgeMpiRun, AJobStoppedAtItsCapWhileWorkingAccusesNoPair) {
+  MpiRunJudgement j = JudgeMpiRun(StoppedAfter(2, true));
+  for (const PairResult& p : j.pairs) {
+    EXPECT_NE(p.outcome, Outcome::kHang) << p.message;
+    EXPECT_NE(p.outcome, Outcome::kFail) << p.message;
+    if (p.outcome == Outcome::kError) {
+      EXPECT_THAT(p.message, HasSubstr("after round 2 of 3"));
+      EXPECT_THAT(p.message, HasSubstr("overall cap"));
+    }
+  }
 }
 
 }  // namespace

@@ -62,9 +62,18 @@ std::string OpenMpiProblem(const std::string& mpirun, std::string* version) {
 }
 
 MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
+  return RunMpirun(argv, FixedMpirunDeadlines(timeout_s));
+}
+
+MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d) {
   MpirunRun r;
   LocalConnection here;
-  Deadline deadline = Deadline::InSeconds(timeout_s);
+  const auto start = Clock::now();
+  auto last_line = start;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  Deadline deadline = Deadline::InSeconds(d.total_s);
   auto p = here.Start(CommandLine{argv, {}}, deadline);
   if (!p.ok()) {
     r.status = p.status();
@@ -73,14 +82,15 @@ MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
   (*p)->CloseStdin();
   bool interrupted = false;
   for (;;) {
-    // Short slices, so that Ctrl-C stops mpirun within a moment.
+    // Short slices, so that Ctrl-C and the idle deadline stop mpirun
+    // within a moment.
     auto line = (*p)->ReadLine(deadline.Min(Deadline::In(Millis(250))));
     if (line.ok()) {
       r.stdout_lines.push_back(*line);
-      continue;
-    }
-    if (line.status().Is(ErrorKind::kEof)) break;
-    if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
+      last_line = Clock::now();
+    } else if (line.status().Is(ErrorKind::kEof)) {
+      break;
+    } else if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
       (*p)->Kill();
       r.status = line.status();
       return r;
@@ -89,8 +99,11 @@ MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
       interrupted = true;
       break;
     }
-    if (deadline.Passed()) {
+    MpirunDecision k = DecideMpirunStop(d, seconds_since(start), seconds_since(last_line));
+    if (k.stop != MpirunStop::kKeepGoing) {
       r.hung = true;
+      r.stop = k.stop;
+      r.stop_why = k.why;
       break;
     }
   }

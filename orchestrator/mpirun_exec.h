@@ -10,6 +10,7 @@
 #include "common/status.h"
 #include "orchestrator/mpi_launch.h"
 #include "orchestrator/mpi_oob.h"
+#include "orchestrator/mpirun_deadline.h"
 #include "orchestrator/stage.h"
 
 namespace cc {
@@ -24,12 +25,17 @@ std::string OpenMpiProblem(const std::string& mpirun, std::string* version);
 struct MpirunRun {
   std::vector<std::string> stdout_lines;
   std::vector<std::string> stderr_lines;
-  bool hung = false;
+  bool hung = false;  // stopped at a deadline (either one)
+  MpirunStop stop = MpirunStop::kKeepGoing;  // which deadline, when hung
+  std::string stop_why;                      // DecideMpirunStop's words
   int exit_code = -1;
   Status status;  // could not start at all, or interrupted
 };
 
-// Runs argv here with a deadline; at the deadline kills its process group.
+// Runs argv here under `d` (mpirun_deadline.h: every stdout line resets
+// the idle deadline); at either deadline kills its process group.
+MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d);
+// The same with FixedMpirunDeadlines(timeout_s).
 MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s);
 
 // A fresh directory under /tmp, removed with everything in it.
