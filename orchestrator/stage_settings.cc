@@ -34,6 +34,10 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
       {"nics", "mtu_probe", K::kBool, 0,
        "probe the path MTU between nodes with DF-set packets"},
       {"nics", "timeout_ms", K::kInt, 1, "deadline for one reachability probe"},
+      {"nics", "senders_per_receiver", K::kInt, 1,
+       "probes in flight per sender (default 8); each sender takes its peers in an "
+       "order rotated by its own place, so a receiver is probed by about this many "
+       "senders at once, whatever the cluster size"},
       {"nics", "port", K::kInt, 0,
        "port the agents listen on at every address, tcp and udp (default 29400; "
        "a free one where taken; 0: always a free one)"},
