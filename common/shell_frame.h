@@ -9,7 +9,7 @@
 // a random token, so no banner and no output can imitate them.
 //
 // In common/ because both sides frame: the controller its remote commands
-// (orchestrator/framed_command.h), the agent its `bash -lc` probes.
+// (orchestrator/transport/framed_command.h), the agent its `bash -lc` probes.
 //
 // Pure: no I/O except NewShellFrame's random token.
 #pragma once

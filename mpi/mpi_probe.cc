@@ -1,5 +1,5 @@
 // clustercheck-mpi-probe: what the `mpi` stage runs under mpirun, one rank
-// per node (orchestrator/mpi_stage.cc). It
+// per node (orchestrator/stages/mpi/mpi_stage.cc). It
 //   1. checks an MPI_Allreduce exactly (int64 sums, every element);
 //   2. measures ping-pong latency (a small message) and bandwidth (a large
 //      one, its data checked) for every rank pair, in the round-robin rounds

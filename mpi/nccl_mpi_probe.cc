@@ -1,6 +1,6 @@
 // clustercheck-nccl-mpi: the `nccl` stage's test under mpirun, as
 // nccl-tests users run it ([stages.nccl] launcher = "mpirun";
-// orchestrator/nccl_mpirun.h). One GPU per rank: the node-local rank
+// orchestrator/stages/nccl/nccl_mpirun.h). One GPU per rank: the node-local rank
 // (OMPI_COMM_WORLD_LOCAL_RANK) picks the device unless the request names
 // the rank's "gpu". Rank 0 runs the agent's
 // `nccl` command without an id, so it makes the ncclUniqueId; the moment it

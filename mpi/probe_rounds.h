@@ -1,9 +1,9 @@
 // The pair rounds of clustercheck-mpi-probe, by rank. The same circle
-// method as orchestrator/schedule.h's RoundRobinRounds over the ranks'
+// method as orchestrator/run/schedule.h's RoundRobinRounds over the ranks'
 // nodes in hostfile order (rank i runs on the i-th node), so the MPI stage
 // meets its pairs in the same rounds as the NCCL stage. Kept here, header
 // only and free of MPI, because the probe links nothing but MPI; a unit
-// test (orchestrator/mpi_rounds_test.cc) holds the two equal.
+// test (orchestrator/stages/mpi/mpi_rounds_test.cc) holds the two equal.
 #pragma once
 
 #include <utility>

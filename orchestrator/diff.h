@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

@@ -4,14 +4,14 @@
 #include <optional>
 
 #include "common/outcome.h"
-#include "orchestrator/analysis.h"
+#include "orchestrator/analysis/analysis.h"
 #include "orchestrator/diff.h"
-#include "orchestrator/run_lock.h"
-#include "orchestrator/store.h"
+#include "orchestrator/run/run_lock.h"
+#include "orchestrator/store/store.h"
 #include "reports/html.h"
 #include "reports/json_report.h"
 #include "reports/junit.h"
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 #include "reports/terminal.h"
 
 namespace cc {

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "common/outcome.h"
-#include "orchestrator/agent_channel.h"
+#include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/history_command.h"
 #include "orchestrator/run_command.h"
 #include "version.h"

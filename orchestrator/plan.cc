@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "orchestrator/ports_plan.h"
-#include "orchestrator/schedule.h"
-#include "orchestrator/stage_settings.h"
+#include "orchestrator/stages/ports/ports_plan.h"
+#include "orchestrator/run/schedule.h"
+#include "orchestrator/inventory/stage_settings.h"
 
 namespace cc {
 namespace {

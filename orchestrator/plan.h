@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/inventory.h"
+#include "orchestrator/inventory/inventory.h"
 
 namespace cc {
 

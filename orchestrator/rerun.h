@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/inventory.h"
-#include "reports/run_data.h"
+#include "orchestrator/inventory/inventory.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

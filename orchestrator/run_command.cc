@@ -8,18 +8,18 @@
 #include <fstream>
 
 #include "common/hostlist.h"
-#include "orchestrator/fleet.h"
-#include "orchestrator/install_layout.h"
-#include "orchestrator/local_transport.h"
+#include "orchestrator/run/fleet.h"
+#include "orchestrator/run/install_layout.h"
+#include "orchestrator/transport/local_transport.h"
 #include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
-#include "orchestrator/run_lock.h"
-#include "orchestrator/shell_notice.h"
-#include "orchestrator/ssh_identity_check.h"
-#include "orchestrator/ssh_transport.h"
-#include "orchestrator/stage.h"
-#include "reports/run_data.h"
+#include "orchestrator/run/run_lock.h"
+#include "orchestrator/transport/shell_notice.h"
+#include "orchestrator/transport/ssh_identity_check.h"
+#include "orchestrator/transport/ssh_transport.h"
+#include "orchestrator/run/stage.h"
+#include "orchestrator/store/run_data.h"
 #include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
@@ -30,19 +30,6 @@ std::unique_ptr<Transport> MakeTransport(const std::string& name) {
   if (name == "ssh") return std::make_unique<SshTransport>();
   if (name == "local") return std::make_unique<LocalTransport>();
   return nullptr;
-}
-
-std::string SelfDirectory() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.rfind('/'));
-}
-
-std::string HelperProgram(const std::string& name) {
-  return HelperPath(SelfDirectory(), name,
-                    [](const std::string& path) { return access(path.c_str(), F_OK) == 0; });
 }
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/transport.h"
+#include "orchestrator/transport/transport.h"
 
 namespace cc {
 
@@ -37,13 +37,5 @@ int RunClusterCheck(const RunOptions& options);
 
 // "ssh" or "local"; nullptr for anything else.
 std::unique_ptr<Transport> MakeTransport(const std::string& name);
-
-// The directory of the running executable ("" when unknown).
-std::string SelfDirectory();
-
-// The path of a program the controller runs besides itself
-// ("clustercheck-agent", "clustercheck-mpi-probe"), in the build tree or an
-// install (orchestrator/install_layout.h); where it should be if missing.
-std::string HelperProgram(const std::string& name);
 
 }  // namespace cc

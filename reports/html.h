@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/analysis.h"
-#include "reports/run_data.h"
+#include "orchestrator/analysis/analysis.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

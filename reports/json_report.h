@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "orchestrator/analysis.h"
-#include "reports/run_data.h"
+#include "orchestrator/analysis/analysis.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "orchestrator/facts_fields.h"
+#include "orchestrator/stages/facts/facts_fields.h"
 
 namespace cc {
 

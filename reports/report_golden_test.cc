@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "orchestrator/analysis.h"
+#include "orchestrator/analysis/analysis.h"
 #include "reports/json_report.h"
 #include "reports/sample_runs_test.h"
 #include "reports/terminal.h"

@@ -1,5 +1,5 @@
 // The retests of a run, per stage: what confirmation before accusation
-// (orchestrator/confirm.h) did, from the run meta keys "retests.<stage>"
+// (orchestrator/run/confirm.h) did, from the run meta keys "retests.<stage>"
 // ({"retested", "confirmed", "flaky", "unconfirmed"}) that
 // StageContext::RecordRetests writes. The terminal, JSON and HTML reports
 // print one line per stage that retested something, and nothing for the
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/hostlist.h"
-#include "orchestrator/ports_verdict.h"
+#include "orchestrator/stages/ports/ports_verdict.h"
 
 namespace cc::testdata {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "common/status.h"
-#include "orchestrator/store.h"
+#include "orchestrator/store/store.h"
 
 namespace cc::testdata {
 

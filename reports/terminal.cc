@@ -97,7 +97,7 @@ void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& op
 
 // The nics stage's recommendation as lines to paste, the bad nodes on the
 // chosen network and the excluded subnets, each with its reason
-// (orchestrator/nic_recommend.h SelectionJson).
+// (orchestrator/stages/nics/nic_recommend.h SelectionJson).
 void NicsSummary(std::ostringstream& o, const nlohmann::json& n) {
   if (!n.is_object() || !n.contains("env_lines")) return;
   auto str = [](const nlohmann::json& j, const char* k) {

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "orchestrator/analysis.h"
+#include "orchestrator/analysis/analysis.h"
 #include "reports/pair_matrix.h"
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

@@ -1,7 +1,7 @@
 // The nics block of the terminal summary, from a stored selection.
 #include <gtest/gtest.h>
 
-#include "orchestrator/nic_recommend.h"
+#include "orchestrator/stages/nics/nic_recommend.h"
 #include "reports/terminal.h"
 
 namespace cc {

@@ -1,5 +1,5 @@
 // What a report says about a run that never finished: a run whose
-// controller was killed ("killed", see orchestrator/run_liveness.h) or one
+// controller was killed ("killed", see orchestrator/run/run_liveness.h) or one
 // still going ("running"). Everything stored so far is real (each result is
 // written the moment it is known), so the report names what it has per
 // stage and where it stopped, rather than judging the run as a whole.
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "reports/run_data.h"
+#include "orchestrator/store/run_data.h"
 
 namespace cc {
 

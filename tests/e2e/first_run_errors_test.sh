@@ -5,7 +5,7 @@
 #   2. a TOML typo (file:line:column);
 #   3. an ssh inventory with no identity, no ssh-agent and no key in ~/.ssh;
 #   4. host_key_policy = "strict" with an unknown host: the ssh-keyscan line
-#      (orchestrator/ssh_transport_test.cc runs that line against a real
+#      (orchestrator/transport/ssh_transport_test.cc runs that line against a real
 #      sshd; here the error reaches the summary of a run);
 #   5. `make run` as a user who is not root and has no sudo, with packages
 #      missing (scripts/install-deps.sh, run as `nobody`).

@@ -2,7 +2,7 @@
 # `make package`'s .deb installs and runs on a controller: unpacked into a
 # scratch root (dpkg-deb -x; the machine's dpkg database is not touched),
 # the controller there answers --version, finds the agent it pushes in
-# <root>/usr/lib/clustercheck (orchestrator/install_layout.h), not in the
+# <root>/usr/lib/clustercheck (orchestrator/run/install_layout.h), not in the
 # build tree, and does a local run. The package's Depends come from what
 # the binaries load (dpkg-shlibdeps).
 set -u

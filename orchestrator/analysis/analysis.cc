@@ -1,0 +1,469 @@
+// Node-level verdicts (connect, hangs, parity, failing node checks) and
+// the ordering of all verdicts. Pair rules live in analysis_pairs.cc.
+#include "orchestrator/analysis/analysis.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/hostlist.h"
+#include "orchestrator/analysis/analysis_confirm.h"
+#include "orchestrator/analysis/analysis_internal.h"
+#include "orchestrator/run/confirm.h"
+#include "orchestrator/analysis/verdict_next_step.h"
+#include "orchestrator/stages/parity/parity.h"
+
+namespace cc {
+namespace analysis {
+
+NodeOrder::NodeOrder(const RunData& d) {
+  auto add = [&](const std::string& n) { index_.emplace(n, index_.size()); };
+  for (const auto& n : d.NodeNames()) add(n);
+  for (const auto& r : d.node_results) {
+    if (r.node != "*" && !IsStageVerdict(r)) add(r.node);
+  }
+  for (const auto& r : d.pair_results) {
+    add(r.src);
+    add(r.dst);
+  }
+}
+
+size_t NodeOrder::Index(const std::string& node) const {
+  auto it = index_.find(node);
+  return it == index_.end() ? index_.size() : it->second;
+}
+
+std::vector<std::string> NodeOrder::Sorted(const std::set<std::string>& nodes) const {
+  std::vector<std::string> out(nodes.begin(), nodes.end());
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return Index(a) < Index(b);
+  });
+  return out;
+}
+
+std::string PortPhrase(const std::string& check, const nlohmann::json& evidence) {
+  std::string proto = check, port;
+  if (auto slash = check.find('/'); slash != std::string::npos) {
+    proto = check.substr(0, slash);
+    port = check.substr(slash + 1);
+  }
+  if (evidence.is_object() && evidence.contains("port_range") &&
+      evidence["port_range"].is_string()) {
+    port = evidence["port_range"].get<std::string>();
+  }
+  return port.empty() ? proto : proto + " " + port;
+}
+
+std::string NodesPhrase(const std::vector<std::string>& nodes) {
+  if (nodes.size() == 2) return nodes[0] + " and " + nodes[1];
+  return FoldHostlist(nodes);
+}
+
+}  // namespace analysis
+
+namespace {
+
+using analysis::IsBad;
+using analysis::NodeOrder;
+using analysis::NodesPhrase;
+using nlohmann::json;
+
+int KindRank(const std::string& kind) {
+  static const char* kOrder[] = {
+      "unreachable", "auth-failed", "host-key", "agent-failed", "hang",
+      "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
+      "wrong-host", "node-fail", "bandwidth-outlier", "incompatible", "pin-mismatch",
+      "odd-version", "in-use",
+      "untested", "flaky", "warning"};
+  for (size_t i = 0; i < std::size(kOrder); ++i) {
+    if (kind == kOrder[i]) return static_cast<int>(i);
+  }
+  return static_cast<int>(std::size(kOrder));
+}
+
+// Node results grouped by a key, nodes in run order within a group and
+// groups in the order first seen.
+template <typename Key>
+struct Groups {
+  std::vector<Key> order;
+  std::map<Key, std::vector<const NodeResult*>> members;
+  void Add(const Key& k, const NodeResult* r) {
+    auto [it, fresh] = members.try_emplace(k);
+    if (fresh) order.push_back(k);
+    it->second.push_back(r);
+  }
+};
+
+std::vector<std::string> NodesOf(const std::vector<const NodeResult*>& rs,
+                                 const NodeOrder& order) {
+  std::set<std::string> s;
+  for (const auto* r : rs) s.insert(r->node);
+  return order.Sorted(s);
+}
+
+json MessagesByNode(const std::vector<const NodeResult*>& rs) {
+  json m = json::object();
+  for (const auto* r : rs) m[r->node] = r->message;
+  return m;
+}
+
+struct ConnectKind {
+  const char* value;  // ErrorKindName of the failure, as stored in value
+  const char* kind;
+  const char* what;   // "<nodes> <what>"
+  const char* next;   // "<verb> <nodes> ..." with {} for the nodes
+};
+const ConnectKind kConnectKinds[] = {
+    {"unreachable", "unreachable", "cannot be reached over SSH",
+     "check that {} is up and answers SSH on its address (ping, ssh -v)"},
+    {"auth-failed", "auth-failed", "refused our SSH credentials",
+     "check the SSH user and key for {} (ssh-agent, the inventory's identity)"},
+    {"host-key-mismatch", "host-key",
+     "presented a host key that does not match known_hosts",
+     "if {} was reinstalled, verify its new key out of band and replace the "
+     "old one (ssh-keygen -R); otherwise treat it as an impostor"},
+    {"timeout", "hang", "did not answer in time while the agent started",
+     "log in to {} and look for what stalls (load, a hung mount, a full disk)"},
+};
+const ConnectKind kOtherConnect = {
+    "", "agent-failed", "could not start the agent",
+    "run the agent by hand on {} (clustercheck-agent --version) and read its "
+    "error"};
+
+std::string Fill(const std::string& tmpl, const std::string& nodes) {
+  std::string out = tmpl;
+  if (auto p = out.find("{}"); p != std::string::npos) out.replace(p, 2, nodes);
+  return out;
+}
+
+void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  Groups<std::string> g;
+  for (const auto& r : d.node_results) {
+    if (r.stage != "connect" || r.check != "agent") continue;
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
+    g.Add(r.value, &r);
+  }
+  for (const auto& value : g.order) {
+    const auto& rs = g.members[value];
+    const ConnectKind* ck = &kOtherConnect;
+    for (const auto& k : kConnectKinds) {
+      if (value == k.value) ck = &k;
+    }
+    Verdict v;
+    v.kind = ck->kind;
+    v.stage = "connect";
+    v.check = "agent";
+    v.severity = Outcome::kPass;
+    for (const auto* r : rs) v.severity = Worse(v.severity, r->outcome);
+    v.nodes = NodesOf(rs, order);
+    std::string who = NodesPhrase(v.nodes);
+    v.summary = who + " " + ck->what;
+    // The operator's first question is "why": one node's own message, the
+    // common one, or the first as an example (all are in the evidence).
+    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
+      return r->message == rs.front()->message;
+    });
+    if (rs.size() == 1 || same) {
+      v.summary += ": " + rs.front()->message;
+    } else {
+      v.summary += " (e.g. " + rs.front()->node + ": " + rs.front()->message + ")";
+    }
+    v.evidence = {{"error", value}, {"messages", MessagesByNode(rs)}};
+    v.next_step = Fill(ck->next, who);
+    out.push_back(std::move(v));
+  }
+}
+
+// The next step the results' own evidence names (verdict_next_step.h), each for
+// its node; "" when none does.
+std::string OwnNextSteps(const std::vector<const NodeResult*>& rs, const json& subnet_mtu) {
+  std::vector<std::string> steps;
+  for (const auto* r : rs) steps.push_back(NextStepFromEvidence(r->evidence, r->node, subnet_mtu));
+  return JoinSteps(steps);
+}
+
+// Pass findings of a parity check carry the majority as their value.
+std::string MajorityOf(const RunData& d, const std::string& check) {
+  for (const auto& r : d.node_results) {
+    if (r.stage == "parity" && r.check == check && r.outcome == Outcome::kPass) {
+      return r.value;
+    }
+  }
+  return "";
+}
+
+void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  Groups<std::string> g;
+  for (const auto& r : d.node_results) {
+    if (r.stage != "parity") continue;
+    if (r.outcome != Outcome::kFail && r.outcome != Outcome::kWarn) continue;
+    g.Add(r.check, &r);
+  }
+  for (const auto& check : g.order) {
+    const auto& rs = g.members[check];
+    // Only a majority check has a majority; a rule's passing nodes merely
+    // satisfy it (driver_for_cuda passes with 550 on one node, 580 on another).
+    const ParityCheckKind check_kind = ParityCheckKindOf(check);
+    Verdict v;
+    v.kind = check_kind == ParityCheckKind::kRule  ? "incompatible"
+             : check_kind == ParityCheckKind::kPin ? "pin-mismatch"
+                                                   : "odd-version";
+    v.stage = "parity";
+    v.check = check;
+    v.severity = Outcome::kPass;
+    json values = json::object();
+    std::map<std::string, std::vector<std::string>> by_value;
+    for (const auto* r : rs) {
+      v.severity = Worse(v.severity, r->outcome);
+      values[r->node] = r->value;
+      by_value[r->value].push_back(r->node);
+    }
+    v.nodes = NodesOf(rs, order);
+    std::string expected = rs.front()->expected;
+    std::string majority =
+        check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";
+    if (expected.empty()) expected = majority;
+    std::string have;
+    for (const auto& [value, nodes] : by_value) {
+      have += std::string(have.empty() ? "" : ", ") + FoldHostlist(nodes) +
+              (nodes.size() == 1 ? " has " : " have ") +
+              (value.empty() ? "nothing" : value);
+    }
+    v.summary = check + ": " + have;
+    if (!expected.empty()) v.summary += "; expected " + expected;
+    if (rs.size() == 1 && !rs.front()->message.empty()) {
+      v.summary += " (" + rs.front()->message + ")";
+    }
+    v.evidence = {{"field", check}, {"expected", expected}, {"majority", majority},
+                  {"values", values}};
+    std::string who = NodesPhrase(v.nodes);
+    std::string remedy = ParityNextStep(check, who, expected);
+    std::string own = OwnNextSteps(rs, nlohmann::json::object());
+    if (!own.empty()) {
+      v.next_step = own;
+    } else if (!remedy.empty()) {
+      v.next_step = remedy;
+    } else if (expected.empty()) {
+      v.next_step = "look at " + check + " on " + who + ": " + rs.front()->message;
+    } else {
+      v.next_step = "bring " + check + " on " + who + " to " + expected +
+                    " like the rest of the cluster, or drain " + who;
+    }
+    out.push_back(std::move(v));
+  }
+}
+
+std::string NodeNextStep(const NodeResult& r, const std::string& who) {
+  if (r.stage == "nics") {
+    return "check the cable and switch port of " + who + "'s " + r.check +
+           (r.value.empty() ? "" : " (" + r.value + ")");
+  }
+  if (r.stage == "nccl") {
+    return "drain " + who + " and look at its GPUs (nvidia-smi topo -m, dmesg for Xid)";
+  }
+  return "look at " + r.stage + "/" + r.check + " on " + who;
+}
+
+// Lists the unconfirmed results among `rs` for MarkUnconfirmed.
+void NoteUnconfirmed(const std::vector<const NodeResult*>& rs, Verdict& v) {
+  json list = json::array();
+  for (const auto* r : rs) {
+    std::string why = analysis::UnconfirmedWhy(r->evidence);
+    if (!why.empty()) list.push_back({{"node", r->node}, {"why", why}});
+  }
+  if (list.empty()) return;
+  v.evidence["unconfirmed"] = list;
+  v.evidence["results_judged"] = rs.size();
+}
+
+// Hangs of node checks (connect hangs are connect verdicts), failing node
+// checks outside connect and parity, and checks that could not be tested.
+void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  const json subnet_mtu = SubnetMtus(d.run.meta.value("nics", json()));
+  using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
+  Groups<Key> g;
+  for (const auto& r : d.node_results) {
+    if (IsStageVerdict(r)) continue;
+    if (r.stage == "connect" && r.check == "agent") continue;
+    if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
+    if (analysis::ConfirmationOf(r.evidence) == kFlaky) continue;  // a flaky verdict
+    // Hangs and errors group per check; failures also by what the node has.
+    bool by_value = r.outcome == Outcome::kFail || r.outcome == Outcome::kWarn;
+    g.Add({r.stage, r.check, by_value ? r.value : "", r.outcome,
+           by_value ? r.expected : ""}, &r);
+  }
+  for (const auto& key : g.order) {
+    const auto& rs = g.members[key];
+    const NodeResult& first = *rs.front();
+    Verdict v;
+    v.stage = first.stage;
+    v.check = first.check;
+    v.severity = first.outcome;
+    v.nodes = NodesOf(rs, order);
+    std::string who = NodesPhrase(v.nodes);
+    std::string where = first.stage + "/" + first.check;
+    v.evidence = {{"messages", MessagesByNode(rs)}};
+    if (rs.size() == 1 && !first.evidence.empty()) v.evidence["details"] = first.evidence;
+    switch (first.outcome) {
+      case Outcome::kHang:
+        v.kind = "hang";
+        v.summary = where + " hung on " + who;
+        v.next_step = "look at " + who + ": what blocks " + where +
+                      " (dmesg for Xid, nvidia-smi, stuck processes); drain if it persists";
+        break;
+      case Outcome::kError:
+        v.kind = "untested";
+        v.summary = where + " could not be tested on " + who;
+        v.next_step = "fix what stopped the test on " + who + ": " + first.message;
+        break;
+      case Outcome::kWarn:
+        v.kind = "warning";
+        v.summary = where + " on " + who;
+        v.next_step = "review " + where + " on " + who;  // OwnNextSteps below wins
+        break;
+      default:
+        v.kind = "node-fail";
+        v.summary = where + " fails on " + who;
+        if (!first.value.empty()) v.summary += ": " + first.value;
+        if (!first.expected.empty()) v.summary += " (expected " + first.expected + ")";
+        v.next_step = NodeNextStep(first, who);  // OwnNextSteps below wins
+        break;
+    }
+    // Several nodes with the same message (a crippling NCCL_IB_DISABLE=1
+    // set everywhere) say it once; different messages stay in evidence.
+    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
+      return r->message == first.message;
+    });
+    if (same && !first.message.empty() && first.outcome != Outcome::kError) {
+      v.summary += ": " + first.message;
+    }
+    std::string own = OwnNextSteps(rs, subnet_mtu);
+    if (!own.empty()) v.next_step = own;
+    NoteUnconfirmed(rs, v);
+    out.push_back(std::move(v));
+  }
+}
+
+// A stage's own kinds in the vocabulary of analysis.h; unknown kinds are
+// kept as they are.
+std::string UnifiedKind(const std::string& stage_kind) {
+  static const std::map<std::string, std::string> kMap = {
+      {"nothing", "widespread"},       {"isolated", "bad-node"},
+      {"sender", "bad-node"},          {"receiver", "port-blocked"},
+      {"ephemeral", "port-blocked"},   {"port-everywhere", "port-blocked"},
+      {"pair", "bad-link"},            {"one-way", "one-way"},
+      {"wrong-host", "wrong-host"},    {"in-use", "in-use"}};
+  auto it = kMap.find(stage_kind);
+  return it == kMap.end() ? stage_kind : it->second;
+}
+
+// Stored "verdict:<kind>" rows become verdicts as they are; returns the
+// stages that attributed their own failures.
+std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
+                                    std::vector<Verdict>& out) {
+  std::set<std::string> stages;
+  for (const auto& r : d.node_results) {
+    if (!IsStageVerdict(r)) continue;
+    stages.insert(r.stage);
+    const json& e = r.evidence;
+    Verdict v;
+    std::string kind = r.check.substr(std::string("verdict:").size());
+    v.kind = UnifiedKind(kind);
+    v.severity = r.outcome;
+    v.stage = r.stage;
+    v.check = r.value;
+    v.summary = r.message;
+    std::set<std::string> nodes;
+    if (e.contains("nodes") && e["nodes"].is_array()) {
+      for (const auto& n : e["nodes"]) {
+        if (n.is_string()) nodes.insert(n.get<std::string>());
+      }
+    }
+    v.nodes = order.Sorted(nodes);
+    if (e.contains("node_pairs") && e["node_pairs"].is_array()) {
+      for (const auto& p : e["node_pairs"]) {
+        if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
+          v.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+        }
+      }
+    }
+    v.next_step = e.value("next_step", std::string());
+    v.evidence = e;
+    v.evidence["stage_kind"] = kind;
+    for (const char* k : {"nodes", "node_pairs", "next_step", "kind"}) v.evidence.erase(k);
+    out.push_back(std::move(v));
+  }
+  return stages;
+}
+
+// A failing node check of a node that is also a bad node of the same
+// stage (nics: ib0 down, and it fails with every peer) is one finding:
+// the node check becomes the bad node's evidence.
+void MergeIntoBadNodes(std::vector<Verdict>& vs) {
+  std::vector<Verdict> kept;
+  for (auto& v : vs) {
+    if (v.kind == "node-fail" && v.nodes.size() == 1) {
+      auto bad = std::find_if(vs.begin(), vs.end(), [&](const Verdict& b) {
+        return b.kind == "bad-node" && b.stage == v.stage && b.nodes == v.nodes;
+      });
+      if (bad != vs.end()) {
+        bad->evidence["node_checks"].push_back(v.summary);
+        continue;
+      }
+    }
+    kept.push_back(v);
+  }
+  vs = std::move(kept);
+}
+
+}  // namespace
+
+std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options) {
+  NodeOrder order(data);
+  std::vector<Verdict> out;
+  ConnectVerdicts(data, order, out);
+  NodeCheckVerdicts(data, order, out);
+  ParityVerdicts(data, order, out);
+  auto attributed = StageVerdicts(data, order, out);
+  analysis::AnalyzePairs(data, options, order, attributed, out);
+  analysis::FlakyVerdicts(data, order, out);
+  analysis::FoldWarningsIntoFlaky(out);
+  MergeIntoBadNodes(out);
+  analysis::FoldSymptomsAcrossStages(data, out);
+  analysis::MarkUnconfirmed(out);
+  auto first_index = [&](const Verdict& v) {
+    size_t i = SIZE_MAX;
+    for (const auto& n : v.nodes) i = std::min(i, order.Index(n));
+    return i;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Verdict& a, const Verdict& b) {
+    int sa = OutcomeSeverity(a.severity), sb = OutcomeSeverity(b.severity);
+    if (sa != sb) return sa > sb;
+    int ka = KindRank(a.kind), kb = KindRank(b.kind);
+    if (ka != kb) return ka < kb;
+    return first_index(a) < first_index(b);
+  });
+  return out;
+}
+
+json VerdictToJson(const Verdict& v) {
+  json pairs = json::array();
+  for (const auto& [s, d] : v.pairs) pairs.push_back({s, d});
+  return json{{"kind", v.kind},       {"severity", OutcomeName(v.severity)},
+              {"stage", v.stage},     {"check", v.check},
+              {"nodes", v.nodes},     {"pairs", pairs},
+              {"summary", v.summary}, {"next_step", v.next_step},
+              {"evidence", v.evidence}};
+}
+
+json VerdictsToJson(const std::vector<Verdict>& verdicts) {
+  json a = json::array();
+  for (const auto& v : verdicts) a.push_back(VerdictToJson(v));
+  return a;
+}
+
+}  // namespace cc

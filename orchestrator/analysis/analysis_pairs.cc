@@ -1,0 +1,624 @@
+// Pair verdicts: which node, link or direction explains the failing pairs
+// of one pair check, and which pairs are slow. See analysis.h for the rules.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/hostlist.h"
+#include "orchestrator/analysis/analysis_confirm.h"
+#include "orchestrator/analysis/analysis_internal.h"
+#include "orchestrator/run/confirm.h"
+#include "orchestrator/analysis/verdict_next_step.h"
+#include "orchestrator/analysis/widespread.h"
+
+namespace cc::analysis {
+namespace {
+
+using nlohmann::json;
+using Pair = std::pair<std::string, std::string>;
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// The results of one (stage, check), the worst per direction.
+struct CheckPairs {
+  std::string stage, check;
+  std::map<Pair, const PairResult*> results;
+  bool directed = false;  // both directions are tested separately
+
+  const PairResult* Get(const std::string& a, const std::string& b) const {
+    auto it = results.find({a, b});
+    return it == results.end() ? nullptr : it->second;
+  }
+};
+
+std::vector<CheckPairs> GroupByCheck(const RunData& d) {
+  std::vector<CheckPairs> out;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (const auto& r : d.pair_results) {
+    std::string check = MatrixCheck(r);
+    auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
+    if (fresh) out.push_back({r.stage, check, {}, r.stage == "ports"});
+    auto& slot = out[it->second].results[{r.src, r.dst}];
+    if (!slot || OutcomeSeverity(r.outcome) > OutcomeSeverity(slot->outcome)) slot = &r;
+  }
+  for (auto& c : out) {
+    for (const auto& [p, r] : c.results) {
+      if (p.first != p.second && c.results.count({p.second, p.first})) c.directed = true;
+    }
+  }
+  return out;
+}
+
+// One undirected pair with the results of both directions.
+struct Link {
+  std::string a, b;  // a before b in run order
+  std::vector<const PairResult*> results;
+  bool bad() const {
+    return std::any_of(results.begin(), results.end(),
+                       [](const PairResult* r) { return IsBad(r->outcome); });
+  }
+  bool good() const {
+    return !results.empty() && std::all_of(results.begin(), results.end(), [](const PairResult* r) {
+      return IsGood(r->outcome);
+    });
+  }
+};
+
+std::vector<Link> Links(const CheckPairs& c, const NodeOrder& order) {
+  std::map<Pair, Link> links;
+  std::vector<Pair> seen;
+  for (const auto& [p, r] : c.results) {
+    if (p.first == p.second) continue;
+    Pair key = order.Index(p.first) <= order.Index(p.second) ? p : Pair{p.second, p.first};
+    auto [it, fresh] = links.try_emplace(key);
+    if (fresh) {
+      it->second.a = key.first;
+      it->second.b = key.second;
+      seen.push_back(key);
+    }
+    it->second.results.push_back(r);
+  }
+  std::sort(seen.begin(), seen.end(), [&](const Pair& x, const Pair& y) {
+    return std::pair(order.Index(x.first), order.Index(x.second)) <
+           std::pair(order.Index(y.first), order.Index(y.second));
+  });
+  std::vector<Link> out;
+  for (const auto& k : seen) out.push_back(links[k]);
+  return out;
+}
+
+// The next step that the bad results' own evidence names, "" for none.
+std::string OwnNextSteps(const std::vector<const PairResult*>& rs) {
+  std::vector<std::string> steps;
+  for (const auto* r : rs) {
+    if (IsBad(r->outcome)) steps.push_back(NextStepFromEvidence(r->evidence, r->src));
+  }
+  return JoinSteps(steps);
+}
+
+class CheckAnalysis {
+ public:
+  CheckAnalysis(const RunData& d, const AnalysisOptions& o, const NodeOrder& order,
+                const CheckPairs& c, std::vector<Verdict>& out)
+      : d_(d), o_(o), order_(order), c_(c), links_(Links(c, order)), out_(out) {}
+
+  // `attributed`: the stage named its own bad nodes and links.
+  void Run(bool attributed) {
+    Bandwidth();
+    Hangs();
+    if (attributed) return;
+    BadNodes();
+    Widespread();
+    Rest();
+  }
+
+ private:
+  Verdict Make(const char* kind, Outcome severity) const {
+    Verdict v;
+    v.kind = kind;
+    v.severity = severity;
+    v.stage = c_.stage;
+    v.check = c_.check;
+    return v;
+  }
+  std::string What() const { return c_.stage + " " + c_.check; }
+  std::string PairName(const std::string& a, const std::string& b) const {
+    return c_.directed ? a + " -> " + b : a + " <-> " + b;
+  }
+  void Claim(const Link& l) {
+    claimed_.insert({l.a, l.b});
+    claimed_.insert({l.b, l.a});
+  }
+  bool Claimed(const Link& l) const { return claimed_.count({l.a, l.b}) > 0; }
+  // Slow links are not failures of a node or link even when the stage
+  // judged them `fail`: the bandwidth verdict names them.
+  void ClaimSlow(const Link& l) {
+    Claim(l);
+    slow_.insert({l.a, l.b});
+  }
+  bool Slow(const Link& l) const { return slow_.count({l.a, l.b}) > 0; }
+  void AddPairs(Verdict& v, const Link& l, bool only_bad) const {
+    for (const auto* r : l.results) {
+      if (only_bad && !IsBad(r->outcome)) continue;
+      v.pairs.push_back({r->src, r->dst});
+      v.evidence["pairs"].push_back(PairEvidence(*r));
+    }
+  }
+
+  void Bandwidth();
+  void Hangs();
+  void BadNodes();
+  void Widespread();
+  void Rest();
+  std::string BadNodeNextStep(const std::string& node, bool in, bool outward) const;
+
+  const RunData& d_;
+  const AnalysisOptions& o_;
+  const NodeOrder& order_;
+  const CheckPairs& c_;
+  std::vector<Link> links_;
+  std::vector<Verdict>& out_;
+  PairSet claimed_;
+  PairSet slow_;
+};
+
+std::optional<double> BaselineValue(const RunData* base, const PairResult& r) {
+  if (!base) return std::nullopt;
+  for (const auto& b : base->pair_results) {
+    if (b.stage != r.stage || b.check != r.check || !b.value) continue;
+    if ((b.src == r.src && b.dst == r.dst) || (b.src == r.dst && b.dst == r.src)) return b.value;
+  }
+  return std::nullopt;
+}
+
+void CheckAnalysis::Bandwidth() {
+  std::vector<double> values;
+  // A flaky result keeps its failed first attempt's value: not a rate.
+  for (const auto& [p, r] : c_.results) {
+    if (r->value && r->outcome != Outcome::kHang && !IsFlaky(*r)) values.push_back(*r->value);
+  }
+  if (values.empty()) return;
+  double median = Median(values);
+  std::string unit;
+  for (const auto& [p, r] : c_.results) {
+    if (r->value) unit = r->unit;
+  }
+  // Only rates are judged here (higher is better); a latency (the mpi
+  // stage's "latency", in us) is not slow for being small.
+  if (unit == "us" || unit == "ms" || unit == "s") return;
+  struct SlowPair {
+    const Link* link;
+    const PairResult* r;
+    std::vector<std::string> why;
+  };
+  std::vector<SlowPair> slow;
+  std::map<std::string, int> valued, slow_count;
+  for (const auto& l : links_) {
+    for (const auto* r : l.results) {
+      if (!r->value || r->outcome == Outcome::kHang || IsFlaky(*r)) continue;
+      ++valued[l.a];
+      ++valued[l.b];
+      double v = *r->value;
+      std::vector<std::string> why;
+      // A stage that judged the speed itself (evidence "speed": the mpi
+      // stage retests a suspect alone first) is taken at its word.
+      auto judged = r->evidence.find("speed");
+      bool stage_judged = judged != r->evidence.end() && judged->is_object();
+      if (stage_judged) {
+        if (judged->value("slow", false)) why.push_back(judged->value("why", "slow"));
+      } else if (v < o_.outlier_fraction * median) {
+        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / median))) +
+                      "% of the median " + Num(median) + " " + r->unit);
+      }
+      if (o_.min_busbw_gbps > 0 && r->unit == "GB/s" && v < o_.min_busbw_gbps) {
+        why.push_back("below the floor " + Num(o_.min_busbw_gbps) + " GB/s");
+      }
+      auto base = BaselineValue(o_.baseline, *r);
+      if (base && *base > 0 && v < o_.baseline_fraction * *base) {
+        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / *base))) +
+                      "% of run " + std::to_string(o_.baseline->run.id) + "'s " + Num(*base) +
+                      " " + r->unit);
+      }
+      if (why.empty()) continue;
+      slow.push_back({&l, r, why});
+      ++slow_count[l.a];
+      ++slow_count[l.b];
+    }
+  }
+  if (slow.empty()) return;
+  // Most pairs slow: the check is slow cluster-wide (a floor or a baseline
+  // says so), which no single node or link explains.
+  size_t n_valued = 0;
+  for (const auto& [n, k] : valued) n_valued += k;
+  if (slow.size() * 4 > n_valued) {  // valued counts each pair twice
+    Verdict v = Make("bandwidth-outlier", Outcome::kWarn);
+    std::set<std::string> nodes;
+    for (const auto& s : slow) {
+      v.severity = Worse(v.severity, s.r->outcome);
+      v.pairs.push_back({s.r->src, s.r->dst});
+      json e = PairEvidence(*s.r);
+      e["why"] = s.why;
+      v.evidence["pairs"].push_back(e);
+      nodes.insert(s.link->a);
+      nodes.insert(s.link->b);
+      ClaimSlow(*s.link);
+    }
+    v.nodes = order_.Sorted(nodes);
+    v.evidence["median"] = median;
+    v.summary = What() + ": " + std::to_string(slow.size()) + " of " +
+                std::to_string(n_valued / 2) + " pairs are slow (" + slow[0].why[0] + ")";
+    v.next_step = "check what all nodes share: the transport NCCL used, the selected "
+                  "interface, the switch";
+    out_.push_back(std::move(v));
+    return;
+  }
+  // A node slow with (nearly) every partner is named once, as the node.
+  std::set<std::string> slow_nodes;
+  for (const auto& [n, k] : slow_count) {
+    if (k >= 2 && k >= o_.bad_node_fraction * valued[n]) slow_nodes.insert(n);
+  }
+  for (const auto& node : order_.Sorted(slow_nodes)) {
+    Verdict v = Make("bandwidth-outlier", Outcome::kWarn);
+    v.nodes = {node};
+    for (const auto& s : slow) {
+      if (s.link->a != node && s.link->b != node) continue;
+      v.severity = Worse(v.severity, s.r->outcome);
+      v.pairs.push_back({s.r->src, s.r->dst});
+      json e = PairEvidence(*s.r);
+      e["why"] = s.why;
+      v.evidence["pairs"].push_back(e);
+      ClaimSlow(*s.link);
+    }
+    v.evidence["median"] = median;
+    v.summary = What() + ": " + node + " is slow with " + std::to_string(v.pairs.size()) +
+                " of " + std::to_string(valued[node]) + " partners (median " + Num(median) +
+                " " + unit + ")";
+    v.next_step = "check " + node + "'s NIC (link speed, PCIe width, GPUDirect RDMA) and " +
+                  "drain it if it stays slow";
+    out_.push_back(std::move(v));
+  }
+  for (const auto& s : slow) {
+    if (slow_nodes.count(s.link->a) || slow_nodes.count(s.link->b)) continue;
+    Verdict v = Make("bandwidth-outlier", Worse(Outcome::kWarn, s.r->outcome));
+    v.nodes = {s.link->a, s.link->b};
+    v.pairs.push_back({s.r->src, s.r->dst});
+    json e = PairEvidence(*s.r);
+    e["why"] = s.why;
+    v.evidence["pairs"].push_back(e);
+    v.evidence["median"] = median;
+    v.summary = What() + " " + PairName(s.r->src, s.r->dst) + ": " + Num(*s.r->value) + " " +
+                s.r->unit + ", ";
+    for (size_t i = 0; i < s.why.size(); ++i) v.summary += (i ? ", " : "") + s.why[i];
+    std::string transport = s.r->evidence.value("transport", std::string());
+    v.next_step = "check the link between " + s.link->a + " and " + s.link->b + ": " +
+                  (transport.empty() ? "the transport NCCL used (NET/IB with GDRDMA expected)"
+                                     : "NCCL used " + transport) +
+                  ", link speeds, switch port counters";
+    ClaimSlow(*s.link);
+    out_.push_back(std::move(v));
+  }
+}
+
+
+void CheckAnalysis::Hangs() {
+  Verdict v = Make("hang", Outcome::kHang);
+  std::set<std::string> nodes;
+  for (const auto& l : links_) {
+    bool hung = std::any_of(l.results.begin(), l.results.end(),
+                            [](const PairResult* r) { return r->outcome == Outcome::kHang; });
+    if (!hung || Claimed(l)) continue;
+    for (const auto* r : l.results) {
+      if (r->outcome != Outcome::kHang) continue;
+      v.pairs.push_back({r->src, r->dst});
+      v.evidence["pairs"].push_back(PairEvidence(*r));
+    }
+    nodes.insert(l.a);
+    nodes.insert(l.b);
+    Claim(l);
+  }
+  if (v.pairs.empty()) return;
+  v.nodes = order_.Sorted(nodes);
+  if (v.pairs.size() == 1) {
+    v.summary = What() + " hung between " + v.pairs[0].first + " and " + v.pairs[0].second;
+  } else {
+    // A line an operator reads: a few pairs by name, the rest counted (all
+    // of them stay in the evidence). 64 nodes once gave a 30 KB line here.
+    constexpr size_t kNamedPairs = 6;
+    v.summary = What() + " hung on " + std::to_string(v.pairs.size()) + " pairs:";
+    for (size_t i = 0; i < v.pairs.size() && i < kNamedPairs; ++i) {
+      v.summary += " " + PairName(v.pairs[i].first, v.pairs[i].second) + ";";
+    }
+    v.summary.pop_back();
+    if (v.pairs.size() > kNamedPairs) {
+      v.summary += " and " + std::to_string(v.pairs.size() - kNamedPairs) +
+                   " more, among " + FoldHostlist(v.nodes);
+    }
+  }
+  v.next_step = "rerun " + c_.stage + " on " + FoldHostlist(v.nodes) +
+                " with NCCL_DEBUG=INFO and look for Xid errors in dmesg on those nodes";
+  if (c_.stage == "ports") {
+    v.next_step = "look for a stuck listener or agent on " + FoldHostlist(v.nodes);
+  }
+  out_.push_back(std::move(v));
+}
+
+std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only,
+                                           bool out_only) const {
+  // The cause, where the evidence names it: the node's own failing checks
+  // of this stage (nics: the MTU to set on its interface), else the one
+  // step that all its failing pairs agree on.
+  std::vector<const NodeResult*> own;
+  for (const auto& r : d_.node_results) {
+    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome) && !IsStageVerdict(r)) {
+      own.push_back(&r);
+    }
+  }
+  std::vector<std::string> steps;
+  const json subnet_mtu = SubnetMtus(d_.run.meta.value("nics", json()));
+  for (const auto* r : own) steps.push_back(NextStepFromEvidence(r->evidence, node, subnet_mtu));
+  if (std::string s = JoinSteps(steps); !s.empty()) return s;
+  std::set<std::string> pair_steps;
+  bool all_have = true;
+  for (const auto& [p, r] : c_.results) {
+    if ((p.first != node && p.second != node) || !IsBad(r->outcome)) continue;
+    std::string s = NextStepFromEvidence(r->evidence, node);
+    all_have = all_have && !s.empty();
+    pair_steps.insert(s);
+  }
+  if (all_have && pair_steps.size() == 1) return *pair_steps.begin();
+  if (c_.stage == "ports") {
+    const PairResult* any = nullptr;
+    for (const auto& [p, r] : c_.results) {
+      if ((p.first == node || p.second == node) && IsBad(r->outcome)) any = r;
+    }
+    std::string port = PortPhrase(c_.check, any ? any->evidence : json::object());
+    if (in_only) return "open " + port + " inbound on " + node + "'s firewall";
+    if (out_only) return "check " + node + "'s outbound firewall and routes for " + port;
+    return "check " + node + "'s firewall for " + port + " in both directions";
+  }
+  if (c_.stage == "nics") {
+    for (const auto& r : d_.node_results) {
+      if (r.node == node && r.stage == "nics" && IsBad(r.outcome)) {
+        return "check the cable and switch port of " + node + "'s " + r.check +
+               (r.value.empty() ? "" : " (" + r.value + ")");
+      }
+    }
+    return "check " + node + "'s interfaces and cabling";
+  }
+  return "drain " + node + " and test it alone";
+}
+
+void CheckAnalysis::BadNodes() {
+  std::map<std::string, int> tested;
+  std::map<std::string, std::set<std::string>> bad, good;
+  for (const auto& l : links_) {
+    if (Slow(l)) continue;
+    if (l.bad()) {
+      bad[l.a].insert(l.b);
+      bad[l.b].insert(l.a);
+    } else if (l.good()) {
+      good[l.a].insert(l.b);
+      good[l.b].insert(l.a);
+    } else {
+      continue;
+    }
+    ++tested[l.a];
+    ++tested[l.b];
+  }
+  std::set<std::string> confirmed;
+  for (const auto& [node, partners] : bad) {
+    if (partners.size() < 2 || partners.size() < o_.bad_node_fraction * tested[node]) continue;
+    // The partners must pass elsewhere, or the node is not what is wrong.
+    size_t elsewhere = 0;
+    for (const auto& p : partners) elsewhere += good[p].empty() ? 0 : 1;
+    if (elsewhere * 2 > partners.size()) confirmed.insert(node);
+  }
+  for (const auto& node : order_.Sorted(confirmed)) {
+    bool in = false, out = false;
+    std::map<std::string, int> states;
+    Verdict v = Make("bad-node", Outcome::kFail);
+    v.nodes = {node};
+    for (const auto& l : links_) {
+      if ((l.a != node && l.b != node) || !l.bad()) continue;
+      for (const auto* r : l.results) {
+        if (!IsBad(r->outcome)) continue;
+        (r->dst == node ? in : out) = true;
+        ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
+        v.severity = Worse(v.severity, r->outcome);
+      }
+      if (!Claimed(l)) AddPairs(v, l, true);
+      Claim(l);
+    }
+    std::string how;
+    for (const auto& [s, n] : states) how += std::string(how.empty() ? "" : ", ") + s;
+    size_t n_bad = bad[node].size();
+    std::string count = std::to_string(n_bad) + " of " + std::to_string(tested[node]);
+    bool in_only = c_.directed && in && !out;
+    bool out_only = c_.directed && out && !in;
+    if (c_.stage == "ports" && in_only) {
+      v.kind = "port-blocked";
+      v.summary = node + " does not accept " + c_.check + " from its peers (" + how + " from " +
+                  count + ")";
+    } else if (out_only) {
+      v.summary = node + " fails " + What() + " as the sender to " + count + " peers (" + how + ")";
+    } else {
+      v.summary = node + " fails " + What() + " with " + count + " partners (" + how +
+                  ") while they pass with others";
+    }
+    v.evidence["states"] = states;
+    v.next_step = BadNodeNextStep(node, in_only, out_only);
+    out_.push_back(std::move(v));
+  }
+}
+
+// One cause, one verdict (widespread.h): the failures no bad node
+// explains, spread evenly over most nodes (or most pairs failing), are one
+// verdict with counts and examples, not a link verdict per pair.
+void CheckAnalysis::Widespread() {
+  std::vector<Pair> tested, failed;
+  for (const auto& l : links_) {
+    if (Claimed(l) || !(l.bad() || l.good())) continue;
+    tested.push_back({l.a, l.b});
+    if (l.bad()) failed.push_back({l.a, l.b});
+  }
+  Spread s = JudgeSpread(tested, failed);
+  if (!s.widespread) return;
+  Verdict v = Make(c_.stage == "ports" ? "port-blocked" : "widespread", Outcome::kFail);
+  constexpr size_t kExamples = 6;
+  std::set<std::string> nodes;
+  std::map<std::string, int> states;
+  json unconfirmed = json::array();
+  size_t judged = 0;
+  for (const auto& l : links_) {
+    if (!l.bad() || Claimed(l)) continue;
+    nodes.insert(l.a);
+    nodes.insert(l.b);
+    for (const auto* r : l.results) {
+      if (!IsBad(r->outcome)) continue;
+      v.severity = Worse(v.severity, r->outcome);
+      v.pairs.push_back({r->src, r->dst});
+      ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
+      if (v.evidence["examples"].size() < kExamples) v.evidence["examples"].push_back(PairEvidence(*r));
+      ++judged;
+      std::string why = UnconfirmedWhy(r->evidence);
+      if (!why.empty()) unconfirmed.push_back({{"src", r->src}, {"dst", r->dst}, {"why", why}});
+    }
+    Claim(l);
+  }
+  v.nodes = order_.Sorted(nodes);
+  v.evidence["failed_pairs"] = s.failed_pairs;
+  v.evidence["tested_pairs"] = s.tested_pairs;
+  v.evidence["share"] = s.share;
+  v.evidence["nodes_touched"] = s.nodes_touched;
+  v.evidence["nodes_tested"] = s.nodes_tested;
+  v.evidence["worst_node"] = {{"node", s.worst_node}, {"share", s.worst_node_share}};
+  v.evidence["mean_node_share"] = s.mean_node_share;
+  v.evidence["states"] = states;
+  v.evidence["results_judged"] = judged;
+  if (!unconfirmed.empty()) v.evidence["unconfirmed"] = unconfirmed;
+  v.summary = What() + " fails on " + std::to_string(s.failed_pairs) + " of " +
+              std::to_string(s.tested_pairs) + " pairs across the cluster (" +
+              std::to_string(static_cast<int>(std::lround(100 * s.share))) + "%, spread over " +
+              std::to_string(s.nodes_touched) + " of " + std::to_string(s.nodes_tested) +
+              " nodes; no node stands out)";
+  v.next_step = c_.stage == "ports"
+                    ? "open " + PortPhrase(c_.check, json::object()) + " on every node (firewall), "
+                      "and check that nothing else holds the port"
+                    : "check what all nodes share: the selected interface "
+                      "(NCCL_SOCKET_IFNAME), the switch, the " + c_.stage + " configuration";
+  out_.push_back(std::move(v));
+}
+
+void CheckAnalysis::Rest() {
+  Verdict untested = Make("untested", Outcome::kError);
+  Verdict warned = Make("warning", Outcome::kWarn);
+  std::set<std::string> untested_nodes, warned_nodes;
+  for (const auto& l : links_) {
+    if (Claimed(l)) continue;
+    if (!l.bad()) {
+      for (const auto* r : l.results) {
+        if (r->outcome != Outcome::kError && r->outcome != Outcome::kWarn) continue;
+        if (IsFlaky(*r)) continue;  // analysis_confirm.cc names it
+        Verdict& v = r->outcome == Outcome::kError ? untested : warned;
+        v.pairs.push_back({r->src, r->dst});
+        v.evidence["pairs"].push_back(PairEvidence(*r));
+        auto& nodes = r->outcome == Outcome::kError ? untested_nodes : warned_nodes;
+        nodes.insert(r->src);
+        nodes.insert(r->dst);
+      }
+      continue;
+    }
+    const PairResult* bad_dir = nullptr;
+    if (c_.directed && l.results.size() == 2) {
+      const auto *x = l.results[0], *y = l.results[1];
+      if (IsBad(x->outcome) && IsGood(y->outcome)) bad_dir = x;
+      if (IsBad(y->outcome) && IsGood(x->outcome)) bad_dir = y;
+    }
+    Claim(l);
+    if (bad_dir) {
+      const auto& r = *bad_dir;
+      Verdict v = Make("one-way", r.outcome);
+      v.nodes = order_.Sorted({r.src, r.dst});
+      AddPairs(v, l, false);
+      v.summary = What() + " " + r.src + " -> " + r.dst + " fails" +
+                  (r.state.empty() ? "" : " (" + r.state + ")") + " while " + r.dst + " -> " +
+                  r.src + " passes";
+      v.next_step = c_.stage == "ports"
+                        ? "allow " + PortPhrase(c_.check, r.evidence) + " from " + r.src +
+                              " in " + r.dst + "'s firewall"
+                        : "check routes and filters from " + r.src + " to " + r.dst;
+      if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
+      out_.push_back(std::move(v));
+      continue;
+    }
+    Verdict v = Make("bad-link", Outcome::kFail);
+    v.nodes = {l.a, l.b};
+    for (const auto* r : l.results) v.severity = Worse(v.severity, r->outcome);
+    AddPairs(v, l, true);
+    const PairResult& r = *[&] {
+      for (const auto* x : l.results) {
+        if (IsBad(x->outcome)) return x;
+      }
+      return l.results.front();
+    }();
+    v.summary = What() + " fails between " + l.a + " and " + l.b +
+                (r.state.empty() ? "" : " (" + r.state + ")") +
+                (r.message.empty() ? "" : ": " + r.message) + "; both pass with others";
+    std::string dev = r.evidence.value("device", std::string());
+    if (c_.stage == "ports") {
+      v.next_step = "check the firewalls of " + l.a + " and " + l.b + " for " +
+                    PortPhrase(c_.check, r.evidence) + " between them";
+    } else if (!dev.empty()) {
+      v.next_step = "check the switch port of " + r.src + "'s " + dev;
+    } else {
+      v.next_step = "check the cables and switch ports between " + l.a + " and " + l.b;
+    }
+    if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
+    out_.push_back(std::move(v));
+  }
+  if (!warned.pairs.empty()) {
+    warned.nodes = order_.Sorted(warned_nodes);
+    const auto& first = warned.evidence["pairs"][0];
+    warned.summary = What() + " warns on " + std::to_string(warned.pairs.size()) + " pair(s): " +
+                     first.value("message", std::string());
+    warned.next_step = "review the evidence of " + What();
+    out_.push_back(std::move(warned));
+  }
+  if (untested.pairs.empty()) return;
+  untested.nodes = order_.Sorted(untested_nodes);
+  untested.summary = What() + " could not be tested on " + std::to_string(untested.pairs.size()) +
+                     " pair(s)";
+  const auto& first = untested.evidence["pairs"][0];
+  untested.next_step = "fix what stopped the test: " + first.value("message", std::string("?"));
+  out_.push_back(std::move(untested));
+}
+
+}  // namespace
+
+json PairEvidence(const PairResult& r) {
+  json e{{"src", r.src}, {"dst", r.dst}, {"outcome", OutcomeName(r.outcome)}};
+  if (!r.state.empty()) e["state"] = r.state;
+  if (r.value) e["value"] = *r.value;
+  if (!r.unit.empty()) e["unit"] = r.unit;
+  if (!r.message.empty()) e["message"] = r.message;
+  if (!r.evidence.empty()) e["evidence"] = r.evidence;
+  return e;
+}
+
+void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
+                  const std::set<std::string>& attributed, std::vector<Verdict>& out) {
+  size_t from = out.size();
+  for (const auto& c : GroupByCheck(data)) {
+    CheckAnalysis(data, options, order, c, out).Run(attributed.count(c.stage) > 0);
+  }
+  FoldWidespreadByStage(order, out, from);
+}
+
+}  // namespace cc::analysis

@@ -1,0 +1,82 @@
+// Running Open MPI's mpirun on the controller, shared by the `mpi` stage
+// and the `nccl` stage's mpirun launcher: finding it, checking that it is
+// Open MPI's, running it under a deadline (its process group killed at the
+// deadline or on Ctrl-C), and a private directory for its hostfile.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "orchestrator/stages/mpi/mpi_launch.h"
+#include "orchestrator/stages/mpi/mpi_oob.h"
+#include "orchestrator/stages/mpi/mpirun_deadline.h"
+#include "orchestrator/run/stage.h"
+
+namespace cc {
+
+// The executable `name` on $PATH, "" when none.
+std::string FindOnPath(const std::string& name);
+
+// "" when `mpirun` runs and says it is Open MPI's (*version gets its first
+// line); else why it cannot be used.
+std::string OpenMpiProblem(const std::string& mpirun, std::string* version);
+
+struct MpirunRun {
+  std::vector<std::string> stdout_lines;
+  std::vector<std::string> stderr_lines;
+  bool hung = false;  // stopped at a deadline (either one)
+  MpirunStop stop = MpirunStop::kKeepGoing;  // which deadline, when hung
+  std::string stop_why;                      // DecideMpirunStop's words
+  int exit_code = -1;
+  Status status;  // could not start at all, or interrupted
+};
+
+// Runs argv here under `d` (mpirun_deadline.h: every stdout line resets
+// the idle deadline); at either deadline kills its process group.
+MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d);
+// The same with FixedMpirunDeadlines(timeout_s).
+MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s);
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "clustercheck-mpi");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }  // "" when none was made
+  Status Write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+// This machine's IPv4 interfaces (getifaddrs), loopback included; empty
+// when they cannot be listed.
+std::vector<LocalInterface> LocalIpv4Interfaces();
+
+// Where mpirun's OOB channel goes (mpi_oob.h) for `nodes`: the setting, else
+// the network this machine shares with the nodes' inventory addresses (an
+// address that is a host name is resolved here, IPv4 only), else with their
+// data addresses (the nics stage's selection "addresses"). Local runs need
+// none: every rank is on this machine.
+OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& nodes,
+                       const std::string& setting);
+
+// The stage's own setting wins: an operator who names an interface means
+// it; otherwise the nics stage's choice (selection "mpi_mca"[key]; used for
+// btl_tcp_if_include: OOB is ChooseMpiOob's);
+// otherwise "" (Open MPI tries every interface).
+std::string MpiInterface(const StageContext& ctx, const std::string& setting,
+                         const char* key);
+
+// Writes `hostfile_text` as hostfile<tag> in `dir` and, over ssh, an
+// ssh_config<tag> for `hosts` (mpi_launch.h); sets o's hostfile,
+// ssh_config and as_root (when this process is root).
+Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
+                          const std::vector<MpiHost>& hosts,
+                          const std::string& tag,
+                          const std::string& hostfile_text, MpirunOptions* o);
+
+}  // namespace cc

@@ -1,0 +1,111 @@
+// RunNcclMpirunBatch (nccl_mpirun.h): one mpirun per group, all at once.
+#include <unistd.h>
+
+#include <thread>
+
+#include "agent/nccl_request.h"
+#include "orchestrator/stages/mpi/mpirun_exec.h"
+#include "orchestrator/stages/nccl/nccl_mpirun.h"
+#include "orchestrator/run/install_layout.h"
+
+namespace cc {
+namespace {
+
+// mpirun's own start (ssh, orted) on top of the probe's deadlines.
+constexpr double kLaunchSlackS = 45;
+
+std::vector<RankReport> SkipAll(const std::vector<NcclMember*>& group,
+                                Outcome o, const std::string& step,
+                                const std::string& why) {
+  std::vector<RankReport> out;
+  for (const std::string& node : NcclRankNodes(group)) {
+    RankReport r;
+    r.node = node;
+    r.outcome = o;
+    r.step = step;
+    r.reason = why;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
+    StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,
+    const NcclSettings& s, std::vector<std::vector<std::string>>* argvs) {
+  std::vector<std::vector<RankReport>> out(groups.size());
+  std::vector<std::vector<std::string>> argv(groups.size());
+  std::string mpirun = FindOnPath("mpirun"), version;
+  std::string probe = HelperProgram(kNcclMpiProbe);
+  std::string why =
+      mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
+                     : OpenMpiProblem(mpirun, &version);
+  if (why.empty() && access(probe.c_str(), X_OK) != 0) {
+    why = "no " + probe +
+          " (built only where Open MPI's headers are; launcher = \"mpirun\" "
+          "needs it)";
+  }
+  TempDir dir("clustercheck-nccl");
+  if (why.empty() && dir.path().empty()) why = "cannot make a directory in /tmp";
+  if (!why.empty()) {
+    for (size_t i = 0; i < groups.size(); ++i)
+      out[i] = SkipAll(groups[i], Outcome::kSkip, "launch", why);
+    if (argvs) *argvs = argv;
+    return out;
+  }
+  const double timeout =
+      s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kLaunchSlackS;
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto& group = groups[i];
+    std::vector<MpiHost> hosts;
+    std::vector<std::string> addresses;
+    std::vector<const Node*> nodes;
+    int np = 0;
+    for (const NcclMember* m : group) {
+      const Node& node = *m->state->node;
+      nodes.push_back(&node);
+      // The inventory's address: the one this machine's ssh (and its
+      // known_hosts) knows; the data network is btl_tcp_if_include's.
+      hosts.push_back({node.name, node.address, node.ssh});
+      addresses.push_back(hosts.back().address);
+      np += m->gpus;
+    }
+    bool local = ctx.inventory().transport == "local";
+    MpirunOptions o;
+    o.mpirun = mpirun;
+    o.map_by = "slot";
+    Status w = PrepareMpirunFiles(ctx, dir, hosts, "." + std::to_string(i),
+                                  NcclMpiHostfile(group, addresses, local), &o);
+    o.np = np;
+    o.btl_tcp_if_include = MpiInterface(ctx, "", "btl_tcp_if_include");
+    o.oob_tcp_if_include = ChooseMpiOob(ctx, nodes, "").value;
+    o.program = probe;
+    std::string req = NcclMpiRequest(group, s).dump();
+    o.program_args = {"--request-hex", agent::HexEncode(req.data(), req.size())};
+    auto a = w.ok() ? MpirunArgv(o) : Result<std::vector<std::string>>(w);
+    if (!a.ok()) {
+      out[i] = SkipAll(group, Outcome::kError, "launch", a.status().ToString());
+      continue;
+    }
+    argv[i] = *a;
+    threads.emplace_back([&out, &argv, &group, i, timeout] {
+      MpirunRun run = RunMpirun(argv[i], timeout);
+      NcclMpirunOutput res;
+      res.lines = run.stdout_lines;
+      res.lines.insert(res.lines.end(), run.stderr_lines.begin(),
+                       run.stderr_lines.end());
+      res.hung = run.hung;
+      res.exit_code = run.exit_code;
+      res.timeout_s = timeout;
+      if (!run.status.ok()) res.lines.push_back(run.status.ToString());
+      out[i] = ParseNcclMpirun(NcclRankNodes(group), res);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (argvs) *argvs = argv;
+  return out;
+}
+
+}  // namespace cc

@@ -1,0 +1,277 @@
+#include "orchestrator/stages/nccl/nccl_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "orchestrator/run/schedule.h"
+
+namespace cc {
+
+using Json = nlohmann::json;
+
+namespace {
+
+bool PassedToAgent(const std::string& name) {
+  return name.rfind("NCCL_", 0) == 0 || name.rfind("CUDA_", 0) == 0;
+}
+
+std::string Gbps(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+bool NcclSettings::Has(const std::string& phase) const {
+  return std::find(phases.begin(), phases.end(), phase) != phases.end();
+}
+
+Result<NcclSettings> ReadNcclSettings(const Json& j) {
+  NcclSettings s;
+  if (!j.is_object()) return s;
+  auto bad = [](const std::string& what) {
+    return Status::Error(ErrorKind::kBadInventory, "stages.nccl." + what);
+  };
+  if (j.contains("sizes")) {
+    auto sizes = ParseSizesJson(j["sizes"]);
+    if (!sizes.ok()) return bad("sizes: " + sizes.status().message());
+    for (uint64_t b : *sizes) {
+      if (b % 4 != 0)
+        return bad("sizes: " + FormatSize(b) +
+                   " is not a multiple of 4 bytes (float)");
+    }
+    s.sizes = *sizes;
+  }
+  s.iters = j.value("iters", s.iters);
+  s.warmup = j.value("warmup", s.warmup);
+  s.timeout_s = j.value("timeout_s", s.timeout_s);
+  s.policy.require_net = j.value("require_net", std::string());
+  s.policy.require_gdrdma = j.value("require_gdrdma", false);
+  if (j.contains("gpus_per_node"))
+    s.gpus_per_node = j["gpus_per_node"].get<int>();
+  if (j.contains("env") && j["env"].is_object()) {
+    for (const auto& [k, v] : j["env"].items()) {
+      if (!PassedToAgent(k))
+        return bad("env: " + k + " is not an NCCL_* or CUDA_* variable");
+      s.env[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  s.min_busbw_gbps = j.value("min_busbw_gbps", 0.0);
+  s.outlier_fraction = j.value("outlier_fraction", s.outlier_fraction);
+  if (s.outlier_fraction > 1) return bad("outlier_fraction: must be at most 1");
+  if (j.contains("phases")) {
+    s.phases.clear();
+    static const std::set<std::string> kPhases = {"intra", "pairs", "cluster",
+                                                  "isolate"};
+    for (const auto& p : j["phases"]) {
+      std::string name = p.get<std::string>();
+      if (!kPhases.count(name)) {
+        return bad("phases: unknown phase '" + name +
+                   "' (known: intra, pairs, cluster, isolate)");
+      }
+      s.phases.push_back(name);
+    }
+  }
+  s.isolate_max_tests = j.value("isolate_max_tests", 0);
+  s.launcher = j.value("launcher", std::string("agent"));
+  if (s.launcher != "agent" && s.launcher != "mpirun") {
+    return bad("launcher: '" + s.launcher +
+               "' is not one of \"agent\", \"mpirun\"");
+  }
+  return s;
+}
+
+std::map<std::string, std::string> NcclEnvFor(
+    const Json& selection, const std::map<std::string, std::string>& stage_env,
+    const std::map<std::string, std::string>& node_env) {
+  std::map<std::string, std::string> env;
+  if (selection.is_object()) {
+    for (const auto& [k, v] : selection.items()) {
+      // The NIC stage may leave a key null when it has no recommendation.
+      if (!PassedToAgent(k)) continue;
+      if (v.is_string() && !v.get<std::string>().empty())
+        env[k] = v.get<std::string>();
+      if (v.is_number_integer()) env[k] = std::to_string(v.get<long long>());
+    }
+  }
+  for (const auto& [k, v] : stage_env) env[k] = v;
+  for (const auto& [k, v] : node_env) {
+    if (PassedToAgent(k)) env[k] = v;
+  }
+  return env;
+}
+
+int GpusToUse(const Json& facts, std::optional<int> gpus_per_node,
+              std::string* why) {
+  const Json gpu = facts.is_object() ? facts.value("gpu", Json()) : Json();
+  if (!gpu.is_object()) {
+    *why = "no GPU facts for this node (did the facts stage run?)";
+    return 0;
+  }
+  std::string status = gpu.value("status", std::string("ok"));
+  int count = gpu.value("count", 0);
+  if (status != "ok" || count <= 0) {
+    std::string reason = gpu.value("reason", std::string());
+    *why = "no GPU: the facts say gpu " + status +
+           (reason.empty() ? "" : " (" + reason + ")");
+    return 0;
+  }
+  const Json nccl = facts.value("nccl", Json());
+  if (nccl.is_object() && nccl.value("status", std::string("ok")) != "ok") {
+    std::string reason = nccl.value("reason", std::string());
+    *why = "no usable libnccl.so.2: the facts say nccl " +
+           nccl.value("status", std::string()) +
+           (reason.empty() ? "" : " (" + reason + ")");
+    return 0;
+  }
+  return gpus_per_node ? std::min(*gpus_per_node, count) : count;
+}
+
+namespace {
+
+// Per size: bytes, the slowest rank's time and busbw, and whether every
+// rank's data was exact.
+Json MergeSizes(const std::vector<RankReport>& ranks, bool* data_ok) {
+  std::map<uint64_t, Json> by;
+  *data_ok = true;
+  for (const RankReport& r : ranks) {
+    for (const Json& s : r.sizes) {
+      uint64_t bytes = s.value("bytes", uint64_t{0});
+      Json& m = by[bytes];
+      double t = s.value("time_us", 0.0), bw = s.value("busbw", 0.0),
+             al = s.value("algbw", 0.0);
+      bool ok = s.value("data_ok", false);
+      if (!ok) *data_ok = false;
+      if (m.is_null()) {
+        m = {{"bytes", bytes}, {"size", FormatSize(bytes)},
+             {"time_us", t},   {"algbw", al},
+             {"busbw", bw},    {"data_ok", ok},
+             {"ranks", 1}};
+        continue;
+      }
+      m["time_us"] = std::max(m["time_us"].get<double>(), t);
+      m["algbw"] = std::min(m["algbw"].get<double>(), al);
+      m["busbw"] = std::min(m["busbw"].get<double>(), bw);
+      m["data_ok"] = m["data_ok"].get<bool>() && ok;
+      m["ranks"] = m["ranks"].get<int>() + 1;
+    }
+  }
+  Json out = Json::array();
+  for (auto& [b, m] : by) out.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace
+
+TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
+                            const TransportPolicy& policy) {
+  TestJudgement j;
+  j.outcome = Outcome::kPass;
+  std::string all_logs;
+  Json per_node = Json::object();
+  bool any_hang = false;
+  for (const RankReport& r : ranks) {
+    j.outcome =
+        r.outcome == Outcome::kPass ? j.outcome : Worse(j.outcome, r.outcome);
+    any_hang = any_hang || r.outcome == Outcome::kHang;
+    all_logs += r.log;
+    if (!all_logs.empty() && all_logs.back() != '\n') all_logs += '\n';
+    Json n = {{"outcome", OutcomeName(r.outcome)}};
+    if (!r.reason.empty()) n["reason"] = r.reason;
+    if (!r.step.empty()) n["step"] = r.step;
+    per_node[r.node] = n;
+  }
+  bool data_ok = true;
+  j.sizes = MergeSizes(ranks, &data_ok);
+  if (!j.sizes.empty()) j.busbw = j.sizes.back()["busbw"].get<double>();
+  j.log = ParseNcclLog(all_logs);
+  j.evidence["ranks"] = per_node;
+  j.evidence["sizes"] = j.sizes;
+
+  // Who broke it: a node that failed outright while the rest hung or failed
+  // waiting for it (a wrong NCCL_SOCKET_IFNAME fails at init on its node).
+  std::vector<std::string> failed, hung;
+  for (const RankReport& r : ranks) {
+    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kError)
+      failed.push_back(r.node);
+    if (r.outcome == Outcome::kHang) hung.push_back(r.node);
+  }
+  if (j.outcome != Outcome::kPass && j.outcome != Outcome::kWarn) {
+    if (!failed.empty() && failed.size() < ranks.size()) j.culprits = failed;
+    std::string msg;
+    for (const RankReport& r : ranks) {
+      if (r.outcome == Outcome::kPass) continue;
+      if (!msg.empty()) msg += "; ";
+      msg += r.node + ": " + OutcomeName(r.outcome) +
+             (r.step.empty() ? "" : " at " + r.step) +
+             (r.reason.empty() ? "" : " (" + r.reason + ")");
+    }
+    j.message = msg;
+    if (!j.culprits.empty()) j.evidence["culprits"] = j.culprits;
+    return j;
+  }
+  if (!data_ok) {
+    j.outcome = Outcome::kFail;
+    j.message = "AllReduce data check failed (sums not exact)";
+    return j;
+  }
+  j.transport = JudgeTransport(j.log, policy);
+  Json tr = {{"network", j.log.network},
+             {"interfaces", j.log.interfaces},
+             {"nnodes", j.log.nnodes},
+             {"nranks", j.log.nranks},
+             {"verdict", OutcomeName(j.transport.outcome)},
+             {"message", j.transport.message},
+             {"lines", j.transport.evidence}};
+  std::set<std::string> kinds;
+  for (const ChannelPath& p : j.log.paths) {
+    kinds.insert(p.transport + (p.net.empty() ? "" : "/" + p.net) +
+                 (p.gdrdma ? "/GDRDMA" : ""));
+  }
+  tr["paths"] = Json(std::vector<std::string>(kinds.begin(), kinds.end()));
+  if (!j.log.version.empty()) tr["nccl_version"] = j.log.version;
+  j.evidence["transport"] = tr;
+  std::string bw = j.busbw ? "busbw " + Gbps(*j.busbw) + " GB/s at " +
+                                 j.sizes.back().value("size", std::string())
+                           : "no size measured";
+  std::string via = j.log.network.empty() ? "" : ", via NET/" + j.log.network;
+  j.message = bw + via;
+  if (j.transport.outcome == Outcome::kFail ||
+      j.transport.outcome == Outcome::kWarn) {
+    j.outcome = Worse(j.outcome, j.transport.outcome);
+    j.message += "; " + j.transport.message;
+  } else if (j.transport.outcome == Outcome::kError && nodes > 1) {
+    // A policy cannot be proven without the log; without one it is a note.
+    bool asked = !policy.require_net.empty() || policy.require_gdrdma;
+    j.outcome = Worse(j.outcome, asked ? Outcome::kFail : Outcome::kWarn);
+    j.message += "; transport unknown: " + j.transport.message;
+  }
+  if (nodes > 1 && j.log.nnodes > 0 && j.log.nnodes != nodes) {
+    j.outcome = Worse(j.outcome, Outcome::kWarn);
+    j.message += "; NCCL saw nNodes " + std::to_string(j.log.nnodes) +
+                 ", expected " + std::to_string(nodes) +
+                 " (NCCL_HOSTID or hostnames alike?)";
+  }
+  return j;
+}
+
+Outcome JudgeBusbw(double busbw, double median, const NcclSettings& s,
+                   std::string* why) {
+  if (s.min_busbw_gbps > 0 && busbw < s.min_busbw_gbps) {
+    *why = "busbw " + Gbps(busbw) + " GB/s below min_busbw_gbps " +
+           Gbps(s.min_busbw_gbps);
+    return Outcome::kFail;
+  }
+  if (median > 0 && busbw < s.outlier_fraction * median) {
+    *why = "busbw " + Gbps(busbw) + " GB/s below " +
+           Gbps(s.outlier_fraction * 100) + "% of the pairs' median " +
+           Gbps(median) + " GB/s";
+    return Outcome::kWarn;
+  }
+  why->clear();
+  return Outcome::kPass;
+}
+
+}  // namespace cc

@@ -1,0 +1,203 @@
+#include "orchestrator/stages/nccl/nccl_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "build_paths.h"
+#include "common/bandwidth.h"
+
+namespace cc {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::string(CLUSTERCHECK_FIXTURES) + "/nccl/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Json Size(uint64_t bytes, double time_us, int nranks, bool ok = true) {
+  double secs = time_us / 1e6;
+  return {
+      {"bytes", bytes},
+      {"time_us", time_us},
+      {"algbw", AlgBandwidthGBps(bytes, secs)},
+      {"busbw", BusBandwidthGBps(Collective::kAllReduce, bytes, secs, nranks)},
+      {"data_ok", ok}};
+}
+
+RankReport Rank(const std::string& node, Outcome o,
+                const std::string& log = "") {
+  RankReport r;
+  r.node = node;
+  r.outcome = o;
+  r.log = log;
+  if (o == Outcome::kPass) {
+    r.sizes = Json::array({Size(1 << 20, 4500, 2), Size(64 << 20, 36000, 2)});
+  }
+  return r;
+}
+
+TEST(NcclPlan, SocketPairPassesWithBusbwOfTheLargestSizeAndTheTransport) {
+  auto j = JudgeNcclTest(
+      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+       Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
+      2, {});
+  EXPECT_EQ(j.outcome, Outcome::kPass) << j.message;
+  ASSERT_TRUE(j.busbw.has_value());
+  // 64 MiB in 36 ms, two ranks: algbw = busbw = 67108864 / 0.036 / 1e9.
+  EXPECT_NEAR(*j.busbw, 67108864 / 0.036 / 1e9, 1e-9);
+  EXPECT_EQ(j.log.network, "Socket");
+  EXPECT_EQ(j.log.nnodes, 2);
+  EXPECT_EQ(j.evidence["transport"]["paths"], Json::array({"NET/Socket"}));
+  EXPECT_NE(j.message.find("via NET/Socket"), std::string::npos) << j.message;
+}
+
+TEST(NcclPlan, RequireGdrdmaFailsASocketPairQuotingTheLines) {
+  TransportPolicy p;
+  p.require_gdrdma = true;
+  auto j = JudgeNcclTest(
+      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+       Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
+      2, p);
+  EXPECT_EQ(j.outcome, Outcome::kFail);
+  ASSERT_FALSE(j.transport.evidence.empty());
+  EXPECT_NE(j.transport.evidence[0].find("NET/Socket"), std::string::npos);
+  EXPECT_FALSE(j.evidence["transport"]["lines"].empty());
+}
+
+TEST(NcclPlan, WrongNodeCountInTheLogWarns) {
+  auto j = JudgeNcclTest(
+      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+       Rank("b", Outcome::kPass), Rank("c", Outcome::kPass)},
+      3, {});
+  EXPECT_EQ(j.outcome, Outcome::kWarn);
+  EXPECT_NE(j.message.find("nNodes 2, expected 3"), std::string::npos)
+      << j.message;
+}
+
+TEST(NcclPlan, TheNodeThatFailedWhileOthersHungIsTheCulprit) {
+  RankReport bad = Rank("b", Outcome::kFail);
+  bad.step = "init";
+  bad.reason = "ncclCommInitRank: unhandled system error";
+  RankReport a = Rank("a", Outcome::kHang), c = Rank("c", Outcome::kHang);
+  a.sizes = c.sizes = Json::array();
+  auto j = JudgeNcclTest({a, bad, c}, 3, {});
+  EXPECT_EQ(j.outcome, Outcome::kHang);
+  EXPECT_EQ(j.culprits, std::vector<std::string>{"b"});
+  EXPECT_NE(j.message.find("b: fail at init (ncclCommInitRank"),
+            std::string::npos)
+      << j.message;
+  EXPECT_FALSE(j.busbw.has_value());
+}
+
+TEST(NcclPlan, AWrongSumOnAnyRankFailsTheTest) {
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  b.sizes[1]["data_ok"] = false;
+  auto j = JudgeNcclTest({a, b}, 2, {});
+  EXPECT_EQ(j.outcome, Outcome::kFail);
+  EXPECT_EQ(j.sizes[1]["data_ok"], false);
+}
+
+TEST(NcclPlan, TheSlowestRankSetsTheBusbw) {
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  b.sizes[1] = Size(64 << 20, 72000, 2);
+  auto j = JudgeNcclTest({a, b}, 2, {});
+  EXPECT_NEAR(*j.busbw, 67108864 / 0.072 / 1e9, 1e-9);
+  EXPECT_DOUBLE_EQ(j.sizes[1]["time_us"].get<double>(), 72000);
+}
+
+TEST(NcclPlan, AMultiNodePassWithoutALogCannotProveAPolicy) {
+  TransportPolicy p;
+  p.require_net = "IB";
+  EXPECT_EQ(JudgeNcclTest(
+                {Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, p)
+                .outcome,
+            Outcome::kFail);
+  EXPECT_EQ(JudgeNcclTest(
+                {Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, {})
+                .outcome,
+            Outcome::kWarn);
+}
+
+TEST(NcclPlan, BusbwBelowTheFloorFailsAndBelowTheMedianWarns) {
+  NcclSettings s;
+  std::string why;
+  EXPECT_EQ(JudgeBusbw(10, 10, s, &why), Outcome::kPass);
+  EXPECT_EQ(JudgeBusbw(7.9, 10, s, &why), Outcome::kWarn);
+  EXPECT_NE(why.find("median 10.00"), std::string::npos) << why;
+  s.min_busbw_gbps = 20;
+  EXPECT_EQ(JudgeBusbw(10, 10, s, &why), Outcome::kFail);
+  EXPECT_NE(why.find("min_busbw_gbps 20.00"), std::string::npos) << why;
+  s.min_busbw_gbps = 0;
+  EXPECT_EQ(JudgeBusbw(1, 0, s, &why), Outcome::kPass) << "no median, no floor";
+}
+
+TEST(NcclPlan, NodeEnvBeatsStageEnvBeatsTheNicSelection) {
+  Json sel = {{"NCCL_SOCKET_IFNAME", "eth1"},
+              {"NCCL_IB_HCA", "mlx5_0"},
+              {"NCCL_IB_GID_INDEX", ""},
+              {"NCCL_IB_TC", 106}};
+  auto env = NcclEnvFor(
+      sel, {{"NCCL_IB_HCA", "mlx5_2"}, {"NCCL_ALGO", "Ring"}},
+      {{"NCCL_SOCKET_IFNAME", "lo"}, {"PATH", "/bin"}, {"NCCL_HOSTID", "h1"}});
+  EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "lo");
+  EXPECT_EQ(env["NCCL_IB_HCA"], "mlx5_2");
+  EXPECT_EQ(env["NCCL_ALGO"], "Ring");
+  EXPECT_EQ(env["NCCL_HOSTID"], "h1");
+  EXPECT_EQ(env.count("PATH"), 0u);
+  EXPECT_EQ(env.count("NCCL_IB_GID_INDEX"), 0u)
+      << "the NIC stage's \"\" means none";
+  EXPECT_EQ(env["NCCL_IB_TC"], "106");
+  EXPECT_EQ(NcclEnvFor(sel, {}, {})["NCCL_SOCKET_IFNAME"], "eth1");
+}
+
+TEST(NcclPlan, GpusComeFromTheFactsAndANodeWithoutOneSaysWhy) {
+  std::string why;
+  Json h200 = {{"gpu", {{"status", "ok"}, {"count", 8}}},
+               {"nccl", {{"status", "ok"}}}};
+  EXPECT_EQ(GpusToUse(h200, std::nullopt, &why), 8);
+  EXPECT_EQ(GpusToUse(h200, 2, &why), 2);
+  Json none = {
+      {"gpu",
+       {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"}}}};
+  EXPECT_EQ(GpusToUse(none, std::nullopt, &why), 0);
+  EXPECT_EQ(why,
+            "no GPU: the facts say gpu absent (libnvidia-ml.so.1 not found)");
+  Json no_nccl = {
+      {"gpu", {{"status", "ok"}, {"count", 1}}},
+      {"nccl", {{"status", "absent"}, {"reason", "libnccl.so.2 not found"}}}};
+  EXPECT_EQ(GpusToUse(no_nccl, std::nullopt, &why), 0);
+  EXPECT_NE(why.find("libnccl.so.2 not found"), std::string::npos);
+  EXPECT_EQ(GpusToUse(Json(), std::nullopt, &why), 0);
+  EXPECT_NE(why.find("facts"), std::string::npos);
+}
+
+TEST(NcclPlan, SettingsHaveDefaultsAndRejectWhatTypesCannotCatch) {
+  auto d = ReadNcclSettings(Json::object());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->sizes.size(), 3u);
+  EXPECT_TRUE(d->Has("isolate"));
+  auto s = ReadNcclSettings({{"sizes", "1K-4K"},
+                             {"phases", {"pairs"}},
+                             {"require_gdrdma", true},
+                             {"min_busbw_gbps", 40}});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->sizes, (std::vector<uint64_t>{1024, 2048, 4096}));
+  EXPECT_FALSE(s->Has("intra"));
+  EXPECT_TRUE(s->policy.require_gdrdma);
+  EXPECT_DOUBLE_EQ(s->min_busbw_gbps, 40);
+  EXPECT_FALSE(ReadNcclSettings({{"sizes", {6}}}).ok());
+  EXPECT_FALSE(ReadNcclSettings({{"phases", {"bisect"}}}).ok());
+  EXPECT_EQ(ReadNcclSettings({})->launcher, "agent");
+  EXPECT_EQ(ReadNcclSettings({{"launcher", "mpirun"}})->launcher, "mpirun");
+  EXPECT_FALSE(ReadNcclSettings({{"launcher", "srun"}}).ok());
+  EXPECT_FALSE(ReadNcclSettings({{"env", {{"LD_PRELOAD", "x"}}}}).ok());
+}
+
+}  // namespace
+}  // namespace cc

@@ -1,0 +1,137 @@
+#include "orchestrator/stages/nics/nics_confirm.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace cc {
+namespace {
+
+NicInfo Nic(const std::string& addr) {
+  NicInfo n;
+  n.name = "eth0";
+  n.kind = "physical";
+  n.operstate = "up";
+  n.mtu = 9000;
+  n.addresses = {addr};
+  return n;
+}
+
+// Four nodes on 10.1.0.0/24, every ordered pair probed and passing.
+struct Four {
+  std::vector<NodeNics> nodes;
+  std::vector<NicProbe> probes;
+  Four() {
+    for (int i = 1; i <= 4; ++i) {
+      nodes.push_back({"n" + std::to_string(i), {Nic("10.1.0." + std::to_string(i) + "/24")}, {}});
+    }
+    for (int a = 1; a <= 4; ++a) {
+      for (int b = 1; b <= 4; ++b) {
+        if (a == b) continue;
+        NicProbe p;
+        p.src = "n" + std::to_string(a);
+        p.dst = "n" + std::to_string(b);
+        p.subnet = "10.1.0.0/24";
+        p.addr = "10.1.0." + std::to_string(b);
+        p.tcp_state = "open";
+        p.answered_by = p.dst;
+        p.mtu_bytes = 9000;
+        p.mtu_state = "ok";
+        probes.push_back(p);
+      }
+    }
+  }
+  size_t Index(const std::string& src, const std::string& dst) const {
+    for (size_t i = 0; i < probes.size(); ++i) {
+      if (probes[i].src == src && probes[i].dst == dst) return i;
+    }
+    return probes.size();
+  }
+  void Fail(std::vector<NicProbe>& ps, const std::string& src, const std::string& dst) const {
+    ps[Index(src, dst)].tcp_state = "filtered";
+    ps[Index(src, dst)].answered_by = "";
+  }
+};
+
+TEST(NicsConfirm, OnlyFailuresAreRetestedInRoundsWhereNoNodeIsTwice) {
+  Four c;
+  c.Fail(c.probes, "n1", "n4");
+  c.Fail(c.probes, "n2", "n4");
+  c.Fail(c.probes, "n3", "n2");
+  auto rounds = NicsRetestRounds(c.probes, SelectNics(c.nodes, c.probes));
+  size_t total = 0;
+  for (const auto& round : rounds) {
+    std::set<std::string> busy;
+    for (size_t i : round) {
+      EXPECT_TRUE(busy.insert(c.probes[i].src).second) << "round with " << c.probes[i].src << " twice";
+      EXPECT_TRUE(busy.insert(c.probes[i].dst).second) << "round with " << c.probes[i].dst << " twice";
+      EXPECT_EQ(c.probes[i].tcp_state, "filtered");
+      ++total;
+    }
+  }
+  EXPECT_EQ(total, 3u);
+  EXPECT_GE(rounds.size(), 2u) << "n1>n4 and n2>n4 share a receiver";
+  std::vector<bool> skip(c.probes.size(), false);
+  skip[c.Index("n3", "n2")] = true;
+  size_t left = 0;
+  for (const auto& round : NicsRetestRounds(c.probes, SelectNics(c.nodes, c.probes), skip)) {
+    left += round.size();
+  }
+  EXPECT_EQ(left, 2u) << "an untestable probe is not retested";
+}
+
+TEST(NicsConfirm, AFailureThatPassesOnRetestIsFlakyAndAccusesNoNode) {
+  Four c;
+  std::vector<NicProbe> first = c.probes;
+  c.Fail(first, "n1", "n4");
+  c.Fail(first, "n2", "n4");
+  c.Fail(first, "n3", "n4");
+  std::map<size_t, NicProbe> retests;
+  for (const char* s : {"n1", "n2", "n3"}) retests[c.Index(s, "n4")] = c.probes[c.Index(s, "n4")];
+  NicSelection on_first = SelectNics(c.nodes, first);
+  EXPECT_EQ(on_first.subnets[0].healthy.size(), 3u) << "on the first attempt n4 looks unreachable";
+  NicSelection sel = SelectNics(c.nodes, LatestProbes(first, retests));
+  EXPECT_EQ(sel.subnets[0].healthy.size(), 4u);
+  RetestCounts counts;
+  std::vector<PairResult> rs = ConfirmedNicsResults(first, retests, sel, &counts);
+  EXPECT_EQ(counts.retested, 3);
+  EXPECT_EQ(counts.flaky, 3);
+  int warned = 0;
+  for (const PairResult& r : rs) {
+    EXPECT_NE(r.outcome, Outcome::kFail) << r.src << ">" << r.dst << " " << r.check;
+    if (r.outcome == Outcome::kWarn) {
+      ++warned;
+      EXPECT_TRUE(IsFlaky(r));
+      EXPECT_EQ(r.evidence["attempts"].size(), 2u);
+    }
+  }
+  EXPECT_EQ(warned, 3) << "the three tcp results; their MTU results were skipped, not failed";
+}
+
+TEST(NicsConfirm, AFailureThatRepeatsIsConfirmedAndARetestThatCouldNotRunIsUnconfirmed) {
+  Four c;
+  std::vector<NicProbe> first = c.probes;
+  c.Fail(first, "n1", "n4");
+  c.Fail(first, "n2", "n4");
+  std::map<size_t, NicProbe> retests;
+  retests[c.Index("n1", "n4")] = first[c.Index("n1", "n4")];
+  NicProbe broken = first[c.Index("n2", "n4")];
+  broken.tcp_state = "error";
+  broken.note = "n2's agent did not report";
+  retests[c.Index("n2", "n4")] = broken;
+  std::vector<NicProbe> latest = LatestProbes(first, retests);
+  EXPECT_EQ(latest[c.Index("n2", "n4")].tcp_state, "filtered") << "an error is no measurement";
+  RetestCounts counts;
+  std::vector<PairResult> rs =
+      ConfirmedNicsResults(first, retests, SelectNics(c.nodes, latest), &counts);
+  EXPECT_EQ(counts.confirmed, 1);
+  EXPECT_EQ(counts.unconfirmed, 1);
+  for (const PairResult& r : rs) {
+    if (r.check.rfind("tcp:", 0) != 0 || r.dst != "n4" || r.src == "n3") continue;
+    EXPECT_EQ(r.outcome, Outcome::kFail) << r.src;
+    EXPECT_EQ(r.evidence["confirmation"], r.src == "n1" ? kConfirmed : kUnconfirmed) << r.src;
+  }
+}
+
+}  // namespace
+}  // namespace cc

@@ -1,0 +1,451 @@
+// `nics`: which network NCCL and MPI should use, with evidence (DESIGN.md
+// step 5, issue 6). From every usable node's facts (network and rdma
+// sections; asked for here when the facts stage did not run), in three
+// phases over the agents (agent/nics_command.cc):
+//   1. `nics`: each node listens on every routable address it has (a TCP
+//      token listener and a UDP echo, free ports);
+//   2. `probe`: every node probes every peer's address on each subnet they
+//      share: TCP with token check, then DF datagrams of the subnet's MTU;
+//   3. probes whose result fails are probed again, one pair per node at a
+//      time with a longer deadline (nics_confirm.h); their counts go into
+//      the run meta ("retests.nics");
+//   4. `stop`.
+// Then the pure judgement (nic_select.h), results (nics_results.h), the
+// selection in the run's meta ("nics") and for later stages:
+// ctx.Select("nccl_env"), ("mpi_mca") and ("addresses", node -> address).
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+#include "orchestrator/transport/agent_wait.h"
+#include "orchestrator/stages/nics/nic_local.h"
+#include "orchestrator/stages/nics/nic_recommend.h"
+#include "orchestrator/stages/nics/nic_select.h"
+#include "orchestrator/stages/nics/nics_confirm.h"
+#include "orchestrator/stages/nics/nics_results.h"
+#include "orchestrator/run/stages_decl.h"
+
+namespace cc {
+namespace {
+
+constexpr double kListenTimeoutS = 30;
+constexpr double kStopTimeoutS = 15;
+constexpr double kFactsTimeoutS = 60;
+// 2.5 s, not 1 s: Linux retransmits a lost SYN (and re-asks a lost ARP
+// request) after 1 s, so a 1 s deadline turned one lost packet into a
+// "filtered" first attempt (seen once in 16,256 healthy probes at 128 nodes).
+constexpr int kDefaultTimeoutMs = 2500;
+// Probes in flight per sender, and so (see Plan) senders per receiver. Like
+// the ports stage's default, below sshd's MaxStartups of 10.
+constexpr int kDefaultSendersPerReceiver = 8;
+constexpr int kDfTries = 3;
+// Tried first on every address of every node (a free one when taken).
+constexpr int kDefaultPort = 29400;
+// A retest waits this many times the first attempt's timeout.
+constexpr int kRetestSlowdown = 3;
+// Retest rounds start only within this time; later ones stay unconfirmed.
+constexpr double kRetestBudgetS = 120;
+
+struct Peer {
+  NodeState* state = nullptr;
+  std::string name;
+  NodeNics nics;
+  std::string facts_error;  // why there are no facts ("" when there are)
+  int64_t id = -1;
+  Status listen;
+  std::map<std::string, Json> endpoint;  // addr -> {tcp_port, udp_port, error}
+  Json targets = Json::array();
+  Status probe;
+  std::vector<Json> answers;
+  Status stop;
+};
+
+class NicsStage : public Stage {
+ public:
+  std::string name() const override { return "nics"; }
+
+  Status Run(StageContext& ctx) override {
+    const Json settings = ctx.inventory().StageSettings("nics");
+    timeout_ms_ = settings.value("timeout_ms", kDefaultTimeoutMs);
+    senders_per_receiver_ = std::max(1, settings.value("senders_per_receiver", kDefaultSendersPerReceiver));
+    mtu_probe_ = settings.value("mtu_probe", true);
+    port_ = settings.value("port", kDefaultPort);
+    std::vector<NodeState*> usable = ctx.fleet().Usable();
+    std::string skip;
+    if (ctx.inventory().transport == "local") {
+      RecordLocal(ctx, usable);
+      return Status::Ok();
+    } else if (usable.size() < 2) {
+      skip = "the nics stage needs at least two usable nodes";
+    }
+    if (!skip.empty()) {
+      for (NodeState* s : usable) Record(ctx, s->node->name, "selected", Outcome::kSkip, skip);
+      return Status::Ok();
+    }
+    for (NodeState* s : usable) {
+      peers_.push_back(Peer{});
+      peers_.back().state = s;
+      peers_.back().name = s->node->name;
+      by_name_[s->node->name] = peers_.size() - 1;
+    }
+    ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
+    run_token_ = std::to_string(ctx.run_id()) + "-" + std::to_string(Clock::now().time_since_epoch().count() % 1000000007);
+    for (Peer& p : peers_) {
+      std::string t = "clustercheck-nics " + run_token_ + " " + p.name;
+      tokens_[p.name] = t;
+      node_of_token_[t] = p.name;
+    }
+    Listen(ctx);
+    Plan();
+    Probe(ctx);
+    std::vector<NicProbe> first = Probes();
+    std::map<size_t, NicProbe> retests = Retest(ctx, first);
+    Stop(ctx);
+    ctx.progress().FinishStage();
+    Judge(ctx, first, retests);
+    return Status::Ok();
+  }
+
+ private:
+  static void Record(StageContext& ctx, const std::string& node, const std::string& check,
+                     Outcome o, const std::string& message) {
+    ctx.Record(NodeCheck("nics", node, check, o, message));
+  }
+
+  // Local transport: every node is this host and there is no network
+  // between them, so the first node lists this host's interfaces and what
+  // it would pick (nic_local.h); the others say why they have nothing more.
+  void RecordLocal(StageContext& ctx, const std::vector<NodeState*>& usable) {
+    if (usable.empty()) return;
+    peers_.push_back(Peer{});
+    Peer& p = peers_.back();
+    p.state = usable[0];
+    p.name = usable[0]->node->name;
+    LoadFacts(ctx, p, ctx.facts());
+    LocalNics local = DescribeLocalNics(p.nics);
+    if (!p.facts_error.empty()) {
+      Record(ctx, p.name, "interfaces", Outcome::kError, p.facts_error);
+    } else {
+      std::string list;
+      for (const auto& line : local.interfaces) list += (list.empty() ? "" : "; ") + line;
+      Record(ctx, p.name, "interfaces", Outcome::kPass, list.empty() ? "no interfaces but loopback" : list);
+    }
+    Record(ctx, p.name, "selected", Outcome::kSkip,
+           "one machine, no network between nodes to probe: " + local.summary);
+    for (size_t i = 1; i < usable.size(); ++i) {
+      Record(ctx, usable[i]->node->name, "selected", Outcome::kSkip,
+             "local transport: the same host as " + p.name);
+    }
+  }
+
+  // Facts from the facts stage, or asked for now (network and rdma only).
+  void LoadFacts(StageContext& ctx, Peer& p, const std::map<std::string, Json>& facts) {
+    auto it = facts.find(p.name);
+    Json f = it == facts.end() ? Json() : it->second;
+    if (!f.is_object() || !f.contains("network")) {
+      auto call = p.state->agent->Call("facts", {{"sections", {"network", "rdma"}}},
+                                       Deadline::InSeconds(kFactsTimeoutS));
+      if (call.ok()) f = call->Find("facts");
+      if (!call.ok()) p.facts_error = "no network facts: " + call.status().ToString();
+    }
+    p.nics = NodeNicsFromFacts(p.name, f);
+  }
+
+  void Listen(StageContext& ctx) {
+    const std::map<std::string, Json> facts = ctx.facts();
+    double hold_s = kListenTimeoutS + kStopTimeoutS + 120 + kRetestBudgetS + 60 +
+                    static_cast<double>(peers_.size()) * 8 * timeout_ms_ * (1 + kDfTries) / 1000.0;
+    ctx.fleet().ForEach({}, [&](NodeState& s) {
+      auto it = by_name_.find(s.node->name);
+      if (it == by_name_.end()) return;
+      Peer& p = peers_[it->second];
+      LoadFacts(ctx, p, facts);
+      Json addrs = Json::array();
+      for (const NicInfo& n : p.nics.nics) {
+        for (const std::string& a : n.addresses) {
+          if (SubnetOf(a)) addrs.push_back({{"nic", n.name}, {"addr", AddressPart(a)}});
+        }
+      }
+      Deadline d = Deadline::InSeconds(kListenTimeoutS);
+      auto id = s.agent->Send("nics", {{"addresses", addrs}, {"token", tokens_[p.name]},
+                                       {"hold_s", hold_s}, {"port", port_}}, d);
+      if (!id.ok()) {
+        p.listen = id.status();
+      } else {
+        p.id = *id;
+        std::vector<Json> got;
+        p.listen = WaitForResult(*s.agent, p.id, "listening", d, false, &got);
+        if (p.listen.ok()) {
+          for (const Json& l : got.at(0).value("listeners", Json::array())) {
+            if (l.is_object()) p.endpoint[l.value("addr", "")] = l;
+          }
+        }
+      }
+      ctx.progress().Advance();
+    });
+  }
+
+  void Plan() {
+    nodes_.clear();
+    for (const Peer& p : peers_) nodes_.push_back(p.nics);
+    // Wrong-prefix addresses are probed on the network they belong to.
+    subnets_ = GroupIntoNetworks(nodes_).subnets;
+    for (const Subnet& s : subnets_) {
+      std::vector<long long> mtus;
+      for (const SubnetMember& m : s.members) {
+        if (m.nic->mtu) mtus.push_back(*m.nic->mtu);
+      }
+      auto mtu = MostCommonValue(mtus);
+      const size_t m = s.members.size();
+      for (size_t i = 0; i < m; ++i) {
+        const SubnetMember& src = s.members[i];
+        Peer& from = peers_[by_name_[src.node]];
+        if (!from.listen.ok()) continue;
+        // Peers in an order rotated by the sender's place (i+1, i+2, ...):
+        // with every sender's window of senders_per_receiver_ probes moving
+        // through its list at about the same pace, a receiver is probed by
+        // about that many senders at once instead of by all of them (at 128
+        // nodes, all at once made healthy first attempts time out).
+        for (size_t k = 1; k < m; ++k) {
+          const SubnetMember& dst = s.members[(i + k) % m];
+          if (dst.node == src.node) continue;
+          const Peer& to = peers_[by_name_[dst.node]];
+          auto ep = to.endpoint.find(dst.addr);
+          Json t = {{"node", dst.node}, {"subnet", s.cidr}, {"addr", dst.addr},
+                    {"src_nic", src.nic->name}, {"dst_nic", dst.nic->name},
+                    {"tcp_port", 0}, {"udp_port", 0}, {"mtu_bytes", 0}};
+          if (ep != to.endpoint.end() && ep->second.value("error", "").empty()) {
+            t["tcp_port"] = ep->second.value("tcp_port", 0);
+            t["udp_port"] = ep->second.value("udp_port", 0);
+            if (mtu_probe_ && mtu) t["mtu_bytes"] = *mtu;
+          }
+          from.targets.push_back(t);
+        }
+      }
+    }
+  }
+
+  void Probe(StageContext& ctx) {
+    ctx.fleet().ForEach({}, [&](NodeState& s) {
+      auto it = by_name_.find(s.node->name);
+      if (it == by_name_.end()) return;
+      Peer& p = peers_[it->second];
+      ctx.progress().Advance();
+      if (!p.listen.ok()) return;
+      // A target whose receiver did not listen there is not sent: its
+      // result says why (below).
+      Json send = Json::array();
+      for (const Json& t : p.targets) {
+        if (t["tcp_port"].get<int>() > 0) send.push_back(t);
+      }
+      double budget_ms = 10000 +
+                         static_cast<double>(send.size()) * timeout_ms_ / senders_per_receiver_ +
+                         static_cast<double>(timeout_ms_) * (1 + kDfTries);
+      Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
+      p.probe = s.agent->SendControl(p.id, "probe",
+                                     {{"targets", send}, {"tokens", Json(tokens_)},
+                                      {"timeout_ms", timeout_ms_}, {"tries", kDfTries},
+                                      {"parallel", senders_per_receiver_}}, d);
+      std::vector<Json> got;
+      if (p.probe.ok()) p.probe = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
+      p.answers = std::move(got);
+    });
+  }
+
+  void Stop(StageContext& ctx) {
+    for (Peer& p : peers_) {
+      if (p.id >= 0) {
+        p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
+                                             Deadline::InSeconds(kStopTimeoutS));
+      }
+    }
+    ctx.fleet().ForEach({}, [&](NodeState& s) {
+      auto it = by_name_.find(s.node->name);
+      if (it == by_name_.end()) return;
+      Peer& p = peers_[it->second];
+      if (p.id >= 0 && p.stop.ok()) {
+        std::vector<Json> unused;
+        Deadline d = Deadline::InSeconds(kStopTimeoutS);
+        p.stop = WaitForResult(*s.agent, p.id, "stopped", d, false, &unused);
+        if (p.stop.ok()) p.stop = WaitForEnd(*s.agent, p.id, d);
+      }
+      ctx.progress().Advance();
+    });
+  }
+
+  // Every planned target becomes a NicProbe: the agent's answer, or an
+  // error saying why there is none. origin_[i] is probe i's (peer, target).
+  std::vector<NicProbe> Probes() {
+    std::vector<NicProbe> out;
+    origin_.clear();
+    for (size_t pi = 0; pi < peers_.size(); ++pi) {
+      const Peer& p = peers_[pi];
+      std::map<std::pair<std::string, std::string>, const Json*> answer;  // (node, addr)
+      for (const Json& a : p.answers) answer[{a.value("node", ""), a.value("addr", "")}] = &a;
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
+        const Json& t = p.targets[ti];
+        origin_.push_back({pi, ti});
+        std::string dst = t["node"], addr = t["addr"];
+        auto it = answer.find({dst, addr});
+        NicProbe np;
+        if (it != answer.end()) np = ProbeFromAgent(p.name, *it->second, node_of_token_);
+        np.src_nic = t["src_nic"];
+        np.dst_nic = t["dst_nic"];
+        if (it != answer.end()) {
+          out.push_back(np);
+          continue;
+        }
+        np.src = p.name;
+        np.dst = dst;
+        np.subnet = t["subnet"];
+        np.addr = addr;
+        np.tcp_state = "error";
+        const Peer& to = peers_[by_name_.at(dst)];
+        auto ep = to.endpoint.find(addr);
+        np.note = !p.listen.ok()  ? p.name + "'s agent did not start: " + p.listen.ToString()
+                  : !p.probe.ok() ? p.name + "'s agent did not report: " + p.probe.ToString()
+                  : !to.listen.ok() ? dst + "'s agent did not listen: " + to.listen.ToString()
+                  : ep == to.endpoint.end() ? dst + " did not listen on " + addr
+                                            : dst + " could not listen on " + addr + ": " +
+                                                  ep->second.value("error", std::string("?"));
+        out.push_back(np);
+      }
+    }
+    return out;
+  }
+
+  // Confirmation (nics_confirm.h): the probes whose first result fails are
+  // sent again, one pair per node at a time, with a longer deadline; the
+  // senders' agents still listen and probe (no "stop" yet). Returns the
+  // retests by probe index; a retest that did not come back is an "error"
+  // probe saying why.
+  std::map<size_t, NicProbe> Retest(StageContext& ctx, const std::vector<NicProbe>& first) {
+    std::vector<bool> untestable(first.size());
+    for (size_t i = 0; i < first.size(); ++i) {
+      const auto& [pi, ti] = origin_[i];
+      untestable[i] = peers_[pi].targets[ti]["tcp_port"].get<int>() <= 0 || peers_[pi].id < 0;
+    }
+    std::map<size_t, NicProbe> out;
+    const int timeout_ms = timeout_ms_ * kRetestSlowdown;
+    Deadline budget = Deadline::InSeconds(kRetestBudgetS);
+    for (const auto& round : NicsRetestRounds(first, SelectNics(nodes_, first), untestable)) {
+      std::map<std::string, std::vector<size_t>> of_src;
+      std::vector<std::string> senders;
+      for (size_t i : round) {
+        if (of_src[first[i].src].empty()) senders.push_back(first[i].src);
+        of_src[first[i].src].push_back(i);
+      }
+      if (budget.Passed()) {
+        for (size_t i : round) out[i] = Unretested(first[i], "the retest budget of " +
+                                                                 std::to_string(kRetestBudgetS) +
+                                                                 " s was spent");
+        continue;
+      }
+      std::mutex mu;
+      ctx.fleet().ForEach(senders, [&](NodeState& s) {
+        const std::vector<size_t>& mine = of_src[s.node->name];
+        std::map<size_t, NicProbe> got = RetestFrom(s, first, mine, timeout_ms);
+        std::lock_guard<std::mutex> lock(mu);
+        out.insert(got.begin(), got.end());
+      });
+      for (size_t i : round) {
+        if (!out.count(i)) out[i] = Unretested(first[i], first[i].src + " was not usable");
+      }
+    }
+    return out;
+  }
+
+  static NicProbe Unretested(const NicProbe& first, const std::string& why) {
+    NicProbe p = first;
+    p.tcp_state = "error";
+    p.answered_by.clear();
+    p.note = why;
+    return p;
+  }
+
+  // One sender's part of a retest round: its probes `mine`, one at a time.
+  std::map<size_t, NicProbe> RetestFrom(NodeState& s, const std::vector<NicProbe>& first,
+                                        const std::vector<size_t>& mine, int timeout_ms) {
+    Peer& p = peers_[by_name_.at(s.node->name)];
+    Json send = Json::array();
+    for (size_t i : mine) send.push_back(peers_[origin_[i].first].targets[origin_[i].second]);
+    double budget_ms = 10000 + static_cast<double>(send.size()) * timeout_ms * (1 + kDfTries);
+    Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
+    Status st = s.agent->SendControl(p.id, "probe",
+                                     {{"targets", send}, {"tokens", Json(tokens_)},
+                                      {"timeout_ms", timeout_ms}, {"tries", kDfTries},
+                                      {"parallel", 1}}, d);
+    std::vector<Json> got;
+    if (st.ok()) st = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
+    std::map<size_t, NicProbe> out;
+    for (size_t i : mine) {
+      const Json* answer = nullptr;
+      for (const Json& a : got) {
+        if (a.value("node", "") == first[i].dst && a.value("addr", "") == first[i].addr) answer = &a;
+      }
+      if (answer == nullptr) {
+        out[i] = Unretested(first[i], p.name + "'s agent did not report the retest: " +
+                                          (st.ok() ? "no answer for it" : st.ToString()));
+        continue;
+      }
+      NicProbe np = ProbeFromAgent(p.name, *answer, node_of_token_);
+      np.src_nic = first[i].src_nic;
+      np.dst_nic = first[i].dst_nic;
+      out[i] = np;
+    }
+    return out;
+  }
+
+  void Judge(StageContext& ctx, const std::vector<NicProbe>& first,
+             const std::map<size_t, NicProbe>& retests) {
+    NicSelection sel = SelectNics(nodes_, LatestProbes(first, retests));
+    RetestCounts counts;
+    ctx.Record(ConfirmedNicsResults(first, retests, sel, &counts));
+    ctx.RecordRetests("nics", counts);
+    std::vector<std::string> names;
+    for (const Peer& p : peers_) {
+      names.push_back(p.name);
+      if (!p.facts_error.empty()) Record(ctx, p.name, "facts", Outcome::kError, p.facts_error);
+      if (!p.stop.ok() && p.listen.ok()) {
+        Record(ctx, p.name, "stop", Outcome::kError,
+               "stop not confirmed (" + p.stop.ToString() +
+                   "): its listeners close when the agent exits at the end of the run");
+      }
+    }
+    for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
+    Json stored = SelectionJson(sel);
+    Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
+    if (!s.ok()) ctx.progress().Note("nics: selection not stored: " + s.ToString());
+    if (sel.subnet) {
+      ctx.Select("nccl_env", {{"NCCL_SOCKET_IFNAME", sel.socket_ifname},
+                              {"NCCL_IB_HCA", sel.ib_hca},
+                              {"NCCL_IB_GID_INDEX", sel.ib_gid_index
+                                                        ? Json(std::to_string(*sel.ib_gid_index))
+                                                        : Json("")}});
+      // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
+      ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include}, {"note", kOobNote}});
+      ctx.Select("addresses", Json(sel.address_of));
+    }
+    ctx.progress().Note("nics: " + (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
+    for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
+  }
+
+  int timeout_ms_ = kDefaultTimeoutMs;
+  int senders_per_receiver_ = kDefaultSendersPerReceiver;
+  bool mtu_probe_ = true;
+  int port_ = kDefaultPort;
+  std::string run_token_;
+  std::vector<Peer> peers_;
+  std::map<std::string, size_t> by_name_;
+  std::map<std::string, std::string> tokens_;
+  std::map<std::string, std::string> node_of_token_;
+  std::vector<NodeNics> nodes_;
+  std::vector<Subnet> subnets_;
+  std::vector<std::pair<size_t, size_t>> origin_;  // probe -> (peer, target)
+};
+
+}  // namespace
+
+std::unique_ptr<Stage> MakeNicsStage() { return std::make_unique<NicsStage>(); }
+
+}  // namespace cc

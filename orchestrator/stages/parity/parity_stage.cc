@@ -1,0 +1,58 @@
+// `parity`: flattens every node's facts and judges them (parity.h): pins,
+// the cluster majority, compatibility rules.
+#include "orchestrator/stages/facts/facts_fields.h"
+#include "orchestrator/stages/parity/parity.h"
+#include "orchestrator/run/stages_decl.h"
+
+namespace cc {
+namespace {
+
+class ParityStage : public Stage {
+ public:
+  std::string name() const override { return "parity"; }
+
+  Status Run(StageContext& ctx) override {
+    auto facts = ctx.facts();
+    ctx.progress().StartStage("parity", static_cast<long long>(facts.size()), "nodes");
+    std::vector<NodeFacts> nodes;
+    for (const Node& n : ctx.inventory().nodes) {
+      auto it = facts.find(n.name);
+      if (it == facts.end()) continue;  // unreachable: judged elsewhere
+      NodeFacts nf;
+      nf.node = n.name;
+      nf.fields = FlattenFacts(it->second);
+      nf.unknown = UnknownFields(it->second);
+      nf.expected_gpus = n.gpus;
+      const Json& ib = it->second.value("rdma", Json::object()).value("ib_devices", Json::array());
+      nf.has_ib = ib.is_array() && !ib.empty();
+      nodes.push_back(std::move(nf));
+    }
+    ParityOptions opts;
+    opts.expect = ctx.inventory().expect;
+    Json ignore = ctx.inventory().StageSettings("parity").value("ignore", Json::array());
+    for (const auto& f : ignore) {
+      if (f.is_string()) opts.ignore.push_back(f.get<std::string>());
+    }
+    for (const ParityFinding& f : JudgeParity(nodes, opts)) {
+      NodeResult r;
+      r.node = f.node;
+      r.stage = "parity";
+      r.check = f.check;
+      r.outcome = f.outcome;
+      r.value = f.value;
+      r.expected = f.expected;
+      r.message = f.message;
+      r.evidence = f.evidence.is_null() ? Json::object() : f.evidence;
+      ctx.Record(std::move(r));
+    }
+    ctx.progress().Advance(static_cast<long long>(nodes.size()));
+    ctx.progress().FinishStage();
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Stage> MakeParityStage() { return std::make_unique<ParityStage>(); }
+
+}  // namespace cc

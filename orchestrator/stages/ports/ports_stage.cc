@@ -1,0 +1,677 @@
+// `ports`: a reachability matrix for every port a distributed job needs,
+// in both directions, between every pair of usable nodes (DESIGN.md step
+// 5, issue 5). Three phases over every node's agent (agent/ports_command.cc):
+//   1. `ports`: each node listens on its port set and answers a token;
+//   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
+//      node in one pair per round), as many rounds at once as the pacer's
+//      window (probe_pacer.h, at most senders_per_receiver): a receiver is
+//      probed by `window` senders at a time, each with a burst of all its
+//      ports. Then every fail/hang probe is retested quietly, one prober
+//      per receiver, with a 2.5x deadline (ports_retest.h, confirm.h);
+//   3. `stop`: every listener closes.
+// A node whose agent stops answering in phase 2 or 3 is lost (node_lost.h):
+// it is left out of the later batches and ends as one `node-lost` verdict.
+// Then one PairResult per (sender, receiver, port) in one transaction, a
+// NodeResult "listen" per node, and the attribution's verdicts as
+// NodeResults "verdict:<kind>" (ports_verdict.h); a summary goes to the
+// run's meta under "ports", the retest counts under "retests.ports".
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <set>
+
+#include "common/hostlist.h"
+#include "orchestrator/transport/agent_wait.h"
+#include "orchestrator/run/confirm.h"
+#include "orchestrator/stages/ports/node_lost.h"
+#include "orchestrator/stages/ports/ports_plan.h"
+#include "orchestrator/stages/ports/ports_retest.h"
+#include "orchestrator/stages/ports/ports_verdict.h"
+#include "orchestrator/run/probe_pacer.h"
+#include "orchestrator/run/schedule.h"
+#include "orchestrator/run/stages_decl.h"
+
+namespace cc {
+namespace {
+
+constexpr double kListenTimeoutS = 30;
+constexpr double kStopTimeoutS = 15;
+// A retest waits this much longer than the first attempt (issue 17).
+constexpr double kRetestDeadlineFactor = 2.5;
+// Retests stop after this long; what is left keeps its first attempt,
+// unconfirmed. A whole node down costs kConfirmationsPerSymptom quiet
+// rounds, far below this.
+constexpr double kMaxRetestS = 120;
+// A sender whose answer is late gets this much more before it counts as
+// lost: a starved ssh session on a loaded controller is not a lost node.
+constexpr double kLostGraceS = 10;
+
+std::string RandomHex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && read(fd, raw.data(), bytes) == static_cast<ssize_t>(bytes);
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    std::random_device rd;
+    for (char& c : raw) c = static_cast<char>(rd());
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : raw) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+double MsSince(Clock::time_point start) {
+  return std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+}
+
+Outcome OutcomeOfWait(const Status& s) {
+  return s.Is(ErrorKind::kTimeout) ? Outcome::kHang : Outcome::kError;
+}
+
+// One node's side of the stage.
+struct Peer {
+  NodeState* state = nullptr;
+  std::string name;
+  int64_t id = -1;         // the `ports` request
+  Status listen;           // phase 1
+  ReceiverInfo info;
+  Json listening;          // the agent's "listening" data
+  Status stop;             // phase 3
+  Json timing = Json::object();  // send_ms (max), agent_ms and probe_ms (sums)
+};
+
+// What a sender's agent said about one planned probe.
+struct Answer {
+  Json data;  // the agent's probe object, when `status` is ok
+  Status status = Status::Internal("not probed");
+};
+
+// Plan indices per sender for one batch of probes.
+using Targets = std::map<std::string, std::vector<size_t>>;
+
+class PortsStage : public Stage {
+ public:
+  std::string name() const override { return "ports"; }
+
+  Status Run(StageContext& ctx) override {
+    auto settings = ReadPortsSettings(ctx.inventory().StageSettings("ports"));
+    if (!settings.ok()) return settings.status();
+    settings_ = *settings;
+    for (NodeState* s : ctx.fleet().Usable()) {
+      peers_.push_back(Peer{});
+      peers_.back().state = s;
+      peers_.back().name = s->node->name;
+      by_name_[s->node->name] = peers_.size() - 1;
+    }
+    if (peers_.size() < 2) {
+      for (Peer& p : peers_) {
+        RecordNode(ctx, p.name, "listen", Outcome::kSkip,
+             "the ports stage needs at least two usable nodes", Json::object());
+      }
+      return Status::Ok();
+    }
+    std::string run_token = RandomHex(12);
+    for (Peer& p : peers_) tokens_[p.name] = "clustercheck-ports " + run_token + " " + p.name;
+    size_t rounds = RoundRobinRounds(Names()).size();
+    ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds),
+                              "steps");
+    start_ = Clock::now();
+    Listen(ctx);
+    auto t1 = Clock::now();
+    Probe(ctx);
+    auto t2 = Clock::now();
+    std::vector<PairResult> results = FirstResults();
+    Retest(ctx, &results);
+    auto t3 = Clock::now();
+    Stop(ctx);
+    ctx.progress().FinishStage();
+    auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    Record(ctx, std::move(results), ms(start_, t1), ms(t1, t2), ms(t2, t3));
+    TakeLostOutOfFleet(ctx);
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::string> Names() const {
+    std::vector<std::string> out;
+    for (const Peer& p : peers_) out.push_back(p.name);
+    return out;
+  }
+
+  // The node's address on the network the nics stage selected, when it
+  // ran; the inventory's address otherwise.
+  std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
+    Json sel = ctx.Selection("addresses");
+    if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string()) {
+      return sel[node.name];
+    }
+    return node.address;
+  }
+
+  size_t PortsPerReceiver() const { return settings_.ports.size() + 1 + settings_.ephemeral_samples; }
+
+  // How long the agents hold their listeners without a "stop": every
+  // batch at its deadline (at most one per round), the retests' budget,
+  // and the other phases.
+  double HoldSeconds() const {
+    size_t rounds = peers_.size();
+    size_t burst = PortsPerReceiver() * static_cast<size_t>(settings_.senders_per_receiver);
+    return kListenTimeoutS + kStopTimeoutS + 60 + kMaxRetestS +
+           static_cast<double>(rounds) *
+               ProbePhaseMs(burst, settings_.parallel, settings_.timeout_ms) / 1000.0;
+  }
+
+  void Listen(StageContext& ctx) {
+    bool ssh = ctx.inventory().transport != "local";
+    double hold_s = HoldSeconds();
+    ctx.fleet().ForEach({}, [&](NodeState& s) {
+      auto it = by_name_.find(s.node->name);
+      if (it == by_name_.end()) return;
+      Peer& p = peers_[it->second];
+      p.info.node = p.name;
+      p.info.addr = AddressOf(ctx, *s.node);
+      if (ssh) p.info.ssh_port = s.node->ssh.port;
+      Json args = {{"listen_addr", p.info.addr},
+                   {"ports", ListenPorts(settings_.ports, p.info.ssh_port)},
+                   {"ephemeral_samples", settings_.ephemeral_samples},
+                   {"token", tokens_[p.name]},
+                   {"hold_s", hold_s}};
+      Deadline d = Deadline::InSeconds(kListenTimeoutS);
+      auto id = s.agent->Send("ports", args, d);
+      if (!id.ok()) {
+        p.listen = id.status();
+      } else {
+        p.id = *id;
+        std::vector<Json> got;
+        p.listen = WaitForResult(*s.agent, p.id, "listening", d, false, &got);
+        if (p.listen.ok()) {
+          p.listening = got.at(0);
+          p.listen = ParseListening(p.listening, &p.info);
+        }
+      }
+      ctx.progress().Advance();
+    });
+  }
+
+  void Plan() {
+    std::vector<std::string> senders;
+    std::vector<ReceiverInfo> receivers;
+    for (const Peer& p : peers_) {
+      if (!p.listen.ok()) continue;
+      senders.push_back(p.name);
+      receivers.push_back(p.info);
+    }
+    plan_ = PlanProbes(senders, receivers, settings_.ports);
+    answers_.assign(plan_.size(), Answer{});
+  }
+
+  // Phase 2's burst: `window` rounds at a time, both directions of every
+  // pair of those rounds, each sender with all its receivers' ports in one
+  // control line.
+  void Probe(StageContext& ctx) {
+    Plan();
+    std::vector<std::string> listening;
+    for (const Peer& p : peers_) {
+      if (p.listen.ok()) listening.push_back(p.name);
+    }
+    std::vector<Round> rounds = RoundRobinRounds(listening);
+    ProbePacer pacer({.max_window = settings_.senders_per_receiver});
+    batches_ = Json::array();
+    for (size_t next = 0; next < rounds.size();) {
+      size_t w = std::min(rounds.size() - next, static_cast<size_t>(pacer.window()));
+      Targets targets = BatchProbes(plan_, rounds, next, w, LostNames());
+      std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
+                          std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
+                          std::to_string(rounds.size());
+      auto t0 = Clock::now();
+      RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
+      std::vector<double> connect_ms = ConnectTimes(targets);
+      batches_.push_back({{"rounds", w},
+                          {"senders_per_receiver", w},
+                          {"p90_connect_ms", Percentile(connect_ms, 0.9)},
+                          {"ms", MsSince(t0)}});
+      pacer.OnBatch(std::move(connect_ms));
+      next += w;
+      ctx.progress().Advance(static_cast<long long>(w));
+    }
+  }
+
+  // Connect times of the probes of a batch that got an answer: the
+  // pacer's congestion signal.
+  std::vector<double> ConnectTimes(const Targets& targets) const {
+    std::vector<double> out;
+    for (const auto& [src, idx] : targets) {
+      for (size_t i : idx) {
+        const Answer& a = answers_[i];
+        if (!a.status.ok() || !a.data.contains("ms") || !a.data["ms"].is_number()) continue;
+        std::string st = a.data.value("state", "");
+        if (st == "open" || st == "open-other" || st == "refused" || st == "unreachable") {
+          out.push_back(a.data["ms"].get<double>());
+        }
+      }
+    }
+    return out;
+  }
+
+  // Sends every sender of `targets` its probes as one control line and
+  // waits for the answers, all senders at once. A sender whose agent stops
+  // answering is lost (node_lost.h).
+  void RunBatch(StageContext& ctx, const Targets& targets, int timeout_ms,
+                const std::string& phase, std::vector<Answer>* answers) {
+    std::vector<std::string> names;
+    for (const auto& [src, idx] : targets) {
+      if (!idx.empty() && !Lost(src)) names.push_back(src);
+    }
+    if (names.empty()) return;
+    const Json tokens(tokens_);
+    const double alive_ms = SinceStartMs();
+    ctx.fleet().ForEach(names, [&](NodeState& s) {
+      auto it = by_name_.find(s.node->name);
+      if (it == by_name_.end()) return;
+      Peer& p = peers_[it->second];
+      Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, answers);
+      if (MeansNodeLost(st)) MarkLost(p.name, phase, alive_ms, st);
+    });
+  }
+
+  Status ProbeOne(Peer& p, const std::vector<size_t>& idx, const Json& tokens, int timeout_ms,
+                  std::vector<Answer>* answers) {
+    Json targets = Json::array();
+    for (size_t i : idx) {
+      const PlannedProbe& pp = plan_[i];
+      targets.push_back({{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port},
+                         {"plain", pp.plain}});
+    }
+    auto start = Clock::now();
+    Deadline deadline = Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
+    Status st = p.state->agent->SendControl(p.id, "probe",
+                                            {{"targets", targets},
+                                             {"tokens", tokens},
+                                             {"timeout_ms", timeout_ms},
+                                             {"parallel", settings_.parallel}},
+                                            deadline);
+    p.timing["send_ms"] = std::max(p.timing.value("send_ms", 0.0), MsSince(start));
+    std::vector<Json> got;
+    if (st.ok()) {
+      Json last;
+      st = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &got, &last);
+      if (st.Is(ErrorKind::kTimeout)) {
+        st = WaitForResult(*p.state->agent, p.id, "probes", Deadline::InSeconds(kLostGraceS), true,
+                           &got, &last);
+      }
+      if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
+        p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
+      }
+    }
+    p.timing["probe_ms"] = p.timing.value("probe_ms", 0.0) + MsSince(start);
+    if (st.ok() && got.size() != idx.size()) {
+      st = Status::Protocol("agent answered " + std::to_string(got.size()) + " probes for " +
+                            std::to_string(idx.size()) + " targets");
+    }
+    for (size_t k = 0; k < idx.size(); ++k) {
+      Answer& a = (*answers)[idx[k]];
+      a.status = st;
+      if (st.ok()) a.data = got[k];
+    }
+    return st;
+  }
+
+  bool Lost(const std::string& node) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lost_.count(node) > 0;
+  }
+
+  double SinceStartMs() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
+
+  void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
+                const Status& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (lost_.count(node)) return;
+    lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
+  }
+
+  // A lost node is not tried again by later stages (Fleet::MarkUnusable):
+  // its node-lost verdict already says what happened, and waiting on it
+  // again would cost every later stage its deadline.
+  void TakeLostOutOfFleet(StageContext& ctx) const {
+    for (const auto& [name, l] : lost_) {
+      ctx.fleet().MarkUnusable(
+          name, Status::Unreachable("lost during the ports stage (" + l.phase + "): " + l.reason),
+          "lost in ports");
+    }
+  }
+
+  std::set<std::string> LostNames() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::set<std::string> out;
+    for (const auto& [name, l] : lost_) out.insert(name);
+    return out;
+  }
+
+  PairResult Judge(size_t i, const Answer& a) const;
+  std::vector<PairResult> FirstResults() const;
+  void Retest(StageContext& ctx, std::vector<PairResult>* results);
+  void Stop(StageContext& ctx);
+
+  static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
+                   Outcome o, const std::string& message, Json evidence,
+                   const std::string& value = "") {
+    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
+  }
+
+  void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms,
+              double probe_ms, double retest_ms);
+  void RecordListen(StageContext& ctx, const Peer& p);
+  std::vector<PortCell> HideLost(std::vector<PairResult>* results) const;
+  std::vector<PairResult> NeverListened() const;
+  void RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells);
+
+  PortsSettings settings_;
+  std::vector<Peer> peers_;
+  std::map<std::string, size_t> by_name_;
+  std::map<std::string, std::string> tokens_;
+  std::vector<PlannedProbe> plan_;
+  std::vector<Answer> answers_;  // first attempts, by plan index
+  Json batches_ = Json::array();
+  RetestCounts retests_;
+  int retests_skipped_ = 0;
+  int token_timeouts_cleared_ = 0;  // token timeouts whose retest passed
+  Clock::time_point start_;
+  mutable std::mutex mu_;
+  std::map<std::string, LostNode> lost_;
+};
+
+PairResult PortsStage::Judge(size_t i, const Answer& a) const {
+  const PlannedProbe& pp = plan_[i];
+  PairResult r;
+  r.stage = "ports";
+  r.src = pp.src;
+  r.dst = pp.dst;
+  r.check = "tcp/" + std::to_string(pp.port);
+  r.evidence = {{"kind", PortKindName(pp.kind)}, {"addr", pp.addr}};
+  if (!pp.bind_error.empty()) r.evidence["bind_error"] = pp.bind_error;
+  if (!a.status.ok()) {
+    r.outcome = OutcomeOfWait(a.status);
+    r.state = "error";
+    r.message = pp.src + "'s agent did not report its probes: " + a.status.ToString();
+    return r;
+  }
+  const Json& d = a.data;
+  ProbeJudgement j = JudgeProbe(pp, d.value("state", ""), d.value("reply", ""),
+                                d.value("note", ""), tokens_);
+  r.outcome = j.outcome;
+  r.state = j.state;
+  r.message = j.message;
+  for (const char* key : {"ms", "errno", "reply", "note"}) {
+    if (d.contains(key)) r.evidence[key] = d[key];
+  }
+  return r;
+}
+
+std::vector<PairResult> PortsStage::FirstResults() const {
+  std::vector<PairResult> out;
+  for (size_t i = 0; i < plan_.size(); ++i) out.push_back(Judge(i, answers_[i]));
+  return out;
+}
+
+// Confirmation: every fail/hang and token timeout of the burst again, one prober per
+// receiver (QuietRounds), with a longer deadline; a symptom confirmed by
+// kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
+void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
+  std::vector<size_t> failed;
+  for (size_t i : PortsToRetest(*results)) {
+    if (!Lost(plan_[i].src) && !Lost(plan_[i].dst)) failed.push_back(i);
+  }
+  if (failed.empty()) {
+    ctx.RecordRetests("ports", retests_);
+    return;
+  }
+  int timeout_ms = static_cast<int>(std::ceil(settings_.timeout_ms * kRetestDeadlineFactor));
+  std::vector<Outcome> first;
+  for (const PairResult& r : *results) first.push_back(r.outcome);
+  SymptomBudget budget(plan_, first);
+  Deadline budget_time = Deadline::InSeconds(kMaxRetestS);
+  std::vector<Answer> second(plan_.size());
+  auto rounds = RetestRounds(plan_, failed);
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    Targets targets;
+    for (const RetestPair& p : rounds[r]) {
+      if (Lost(p.src) || Lost(p.dst)) continue;
+      for (size_t i : p.probes) {
+        if (!budget.Covered(plan_[i]) && !budget_time.Passed()) targets[p.src].push_back(i);
+      }
+    }
+    RunBatch(ctx, targets, timeout_ms,
+             "retest round " + std::to_string(r + 1) + " of " + std::to_string(rounds.size()),
+             &second);
+    for (const auto& [src, idx] : targets) {
+      for (size_t i : idx) {
+        PairResult merged = ConfirmPortProbe((*results)[i], Judge(i, second[i]));
+        const std::string how = merged.evidence.value("confirmation", "");
+        if (how == kConfirmed && NeedsConfirmation(merged.outcome)) budget.Confirmed(plan_[i]);
+        if (how == kCleared) {
+          // Neither confirmed, flaky nor unconfirmed: load (ports_retest.h).
+          ++retests_.retested;
+          ++token_timeouts_cleared_;
+        } else {
+          retests_.Add(merged);
+        }
+        (*results)[i] = std::move(merged);
+      }
+    }
+  }
+  // What was not retested keeps its first attempt, and says why.
+  for (size_t i : failed) {
+    PairResult& r = (*results)[i];
+    if (r.evidence.contains("confirmation")) continue;
+    r.evidence["confirmation"] = kUnconfirmed;
+    r.evidence["not_retested"] =
+        budget.Covered(plan_[i])
+            ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src + "'s) was confirmed by " +
+                  std::to_string(kConfirmationsPerSymptom) + " retests from other peers"
+            : "a node of the pair was lost, or the retest time budget was spent";
+    ++retests_skipped_;
+  }
+  ctx.RecordRetests("ports", retests_);
+}
+
+void PortsStage::Stop(StageContext& ctx) {
+  const double alive_ms = SinceStartMs();
+  for (Peer& p : peers_) {
+    if (p.id < 0 || Lost(p.name)) continue;
+    p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
+                                         Deadline::InSeconds(kStopTimeoutS));
+    if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
+  }
+  ctx.fleet().ForEach({}, [&](NodeState& s) {
+    auto it = by_name_.find(s.node->name);
+    if (it == by_name_.end()) return;
+    Peer& p = peers_[it->second];
+    if (p.id >= 0 && p.stop.ok() && !Lost(p.name)) {
+      std::vector<Json> unused;
+      Status got = WaitForResult(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
+                                 false, &unused);
+      // The `end` follows "stopped"; a listener failure ends with an error.
+      p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
+      if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
+    }
+    ctx.progress().Advance();
+  });
+}
+
+void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
+  Json ev = p.listening.is_object() ? p.listening : Json::object();
+  ev["address"] = p.info.addr;
+  ev["timing"] = p.timing;
+  if (!p.listen.ok()) {
+    RecordNode(ctx, p.name, "listen", OutcomeOfWait(p.listen),
+         "could not listen: " + p.listen.ToString(), ev);
+    return;
+  }
+  std::string eph = p.info.ephemeral.empty() ? "" :
+      " and " + std::to_string(p.info.ephemeral.size()) + " ephemeral ports";
+  std::string msg = "listened on " + FormatTcpPorts({p.info.bound.begin(), p.info.bound.end()}) +
+                    eph + " at " + ev.value("address", p.info.addr);
+  Outcome o = Outcome::kPass;
+  for (const auto& [port, err] : p.info.bind_errors) {
+    msg += "; tcp/" + std::to_string(port) + ": " + err;
+    o = Outcome::kWarn;
+  }
+  std::string note = p.listening.value("note", std::string());
+  if (!note.empty()) msg += "; " + note;
+  if (Lost(p.name)) {
+    // The node-lost verdict says it all; this row is what it did before.
+    msg += "; then the node was lost (" + lost_.at(p.name).phase + ")";
+  } else if (!p.stop.ok()) {
+    msg += "; stop not confirmed (" + p.stop.ToString() +
+           "): its listeners close when the agent exits at the end of the run";
+    o = Worse(o, Outcome::kError);
+  }
+  RecordNode(ctx, p.name, "listen", o, msg, ev);
+}
+
+// Results that a lost node leaves without a verdict become skips (their
+// node-lost verdict explains them); returns the cells for attribution.
+std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) const {
+  std::set<std::string> lost = LostNames();
+  std::vector<PortCell> cells;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    PairResult& r = (*results)[i];
+    if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
+      const std::string& who = lost.count(r.dst) ? r.dst : r.src;
+      r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
+                             {"message", r.message}};
+      r.outcome = Outcome::kSkip;
+      r.state = kNodeLostState;
+      r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
+    }
+    cells.push_back({plan_[i].src, plan_[i].dst, plan_[i].port, plan_[i].kind, r.state, r.outcome});
+  }
+  return cells;
+}
+
+// Pairs with a node whose agent never listened (so it neither received
+// nor sent): one error per listed port, with the reason.
+std::vector<PairResult> PortsStage::NeverListened() const {
+  std::vector<PairResult> out;
+  for (const Peer& sender : peers_) {
+    for (const Peer& receiver : peers_) {
+      if (&sender == &receiver || (sender.listen.ok() && receiver.listen.ok())) continue;
+      const Peer& lost = receiver.listen.ok() ? sender : receiver;
+      for (int port : settings_.ports) {
+        PairResult r;
+        r.stage = "ports";
+        r.src = sender.name;
+        r.dst = receiver.name;
+        r.check = "tcp/" + std::to_string(port);
+        r.state = "error";
+        r.outcome = OutcomeOfWait(lost.listen);
+        r.message = lost.name + "'s agent did not listen: " + lost.listen.ToString();
+        out.push_back(std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
+void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells) {
+  std::vector<std::string> nodes;
+  std::map<std::string, std::pair<int, int>> ranges;
+  for (const Peer& p : peers_) {
+    nodes.push_back(p.name);
+    if (p.info.ephemeral_range) ranges[p.name] = *p.info.ephemeral_range;
+  }
+  std::vector<PortVerdict> verdicts;
+  for (const auto& [name, lost] : lost_) {
+    std::vector<PortCell> before;
+    for (const PortCell& c : cells) {
+      if ((c.src == name || c.dst == name) && c.state != kNodeLostState) before.push_back(c);
+    }
+    verdicts.push_back(NodeLostVerdict(lost, before));
+  }
+  for (PortVerdict& v : AttributePorts(nodes, cells, ranges)) verdicts.push_back(std::move(v));
+  for (const PortVerdict& v : verdicts) {
+    Json ev = v.evidence;
+    ev["kind"] = v.kind;
+    ev["nodes"] = v.nodes;
+    ev["next_step"] = v.next_step;
+    Json pairs = Json::array();
+    for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
+    ev["node_pairs"] = pairs;
+    std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
+                       : v.kind == "one-way" || v.kind == "pair"       ? v.nodes.at(0)
+                                                                       : FoldHostlist(v.nodes);
+    std::string value = FormatTcpPorts(v.ports);
+    if (value.size() > 200) value = value.substr(0, 197) + "...";
+    RecordNode(ctx, node, "verdict:" + v.kind, v.severity, v.message, ev, value);
+  }
+}
+
+void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double listen_ms,
+                        double probe_ms, double retest_ms) {
+  for (const Peer& p : peers_) RecordListen(ctx, p);
+  std::vector<PortCell> cells = HideLost(&pairs);
+  for (PairResult& r : NeverListened()) pairs.push_back(std::move(r));
+  Json by_state = Json::object();
+  double agent_max = 0, send_max = 0;
+  for (const Peer& p : peers_) {
+    for (auto [key, max] : {std::pair{"agent_ms", &agent_max}, std::pair{"send_ms", &send_max}}) {
+      if (p.timing.contains(key) && p.timing[key].is_number()) {
+        *max = std::max(*max, p.timing[key].get<double>());
+      }
+    }
+  }
+  for (const PairResult& r : pairs) by_state[r.state] = by_state.value(r.state, 0) + 1;
+  size_t n = pairs.size();
+  ctx.Record(std::move(pairs));
+  RecordVerdicts(ctx, cells);
+  Json lost = Json::array();
+  for (const auto& [name, l] : lost_) lost.push_back({{"node", name}, {"phase", l.phase}});
+  Json summary = {{"nodes", peers_.size()},
+                  {"ports", settings_.ports},
+                  {"ephemeral_samples", settings_.ephemeral_samples},
+                  {"timeout_ms", settings_.timeout_ms},
+                  {"parallel", settings_.parallel},
+                  {"senders_per_receiver", settings_.senders_per_receiver},
+                  {"probes", plan_.size()},
+                  {"results", n},
+                  {"by_state", by_state},
+                  {"batches", batches_},
+                  {"retests", retests_.ToJson()},
+                  {"retests_skipped", retests_skipped_},
+                  {"token_timeouts_cleared", token_timeouts_cleared_},
+                  {"lost", lost},
+                  {"listen_ms", listen_ms},
+                  {"probe_ms", probe_ms},
+                  {"retest_ms", retest_ms},
+                  {"agent_probe_ms_max", agent_max},
+                  {"send_ms_max", send_max}};
+  Status s = ctx.store().SetRunMeta(ctx.run_id(), "ports", summary);
+  if (!s.ok()) ctx.progress().Note("ports: summary not stored: " + s.ToString());
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "ports: %zu probes between %zu nodes in %.2f s (%.0f/s, %zu batches), %d retests "
+                "in %.2f s",
+                plan_.size(), peers_.size(), probe_ms / 1000,
+                probe_ms > 0 ? plan_.size() / (probe_ms / 1000) : 0.0, batches_.size(),
+                retests_.retested, retest_ms / 1000);
+  ctx.progress().Note(line + std::string(": ") + by_state.dump());
+}
+
+}  // namespace
+
+std::unique_ptr<Stage> MakePortsStage() { return std::make_unique<PortsStage>(); }
+
+}  // namespace cc

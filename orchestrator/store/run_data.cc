@@ -1,0 +1,126 @@
+#include "orchestrator/store/run_data.h"
+
+#include <algorithm>
+
+namespace cc {
+
+std::vector<std::string> RunData::NodeNames() const {
+  std::vector<std::string> out;
+  if (run.meta.contains("nodes") && run.meta["nodes"].is_array()) {
+    for (const auto& n : run.meta["nodes"]) out.push_back(n.get<std::string>());
+    return out;
+  }
+  for (const auto& n : nodes) out.push_back(n.node);
+  for (const auto& r : node_results) {
+    if (r.node == "*" || IsStageVerdict(r)) continue;
+    if (std::find(out.begin(), out.end(), r.node) == out.end()) out.push_back(r.node);
+  }
+  return out;
+}
+
+bool IsStageVerdict(const NodeResult& r) { return r.check.rfind("verdict:", 0) == 0; }
+
+std::string MatrixCheck(const PairResult& r) {
+  if (r.stage == "ports" && r.evidence.is_object() &&
+      r.evidence.value("kind", std::string()) == "ephemeral") {
+    return "tcp/ephemeral";
+  }
+  return r.check;
+}
+
+Result<RunData> LoadRunData(Store& store, int64_t run_id) {
+  RunData d;
+  auto run = store.GetRun(run_id);
+  if (!run.ok()) return run.status();
+  d.run = *run;
+  auto nodes = store.GetNodes(run_id);
+  if (!nodes.ok()) return nodes.status();
+  d.nodes = std::move(*nodes);
+  auto nr = store.GetNodeResults(run_id);
+  if (!nr.ok()) return nr.status();
+  d.node_results = std::move(*nr);
+  auto pr = store.GetPairResults(run_id);
+  if (!pr.ok()) return pr.status();
+  d.pair_results = std::move(*pr);
+  return d;
+}
+
+void OutcomeCounts::Add(Outcome o) {
+  switch (o) {
+    case Outcome::kPass: ++pass; break;
+    case Outcome::kWarn: ++warn; break;
+    case Outcome::kFail: ++fail; break;
+    case Outcome::kHang: ++hang; break;
+    case Outcome::kSkip: ++skip; break;
+    case Outcome::kError: ++error; break;
+  }
+}
+
+std::string OutcomeCounts::ToString() const {
+  std::string out;
+  auto add = [&](int n, const char* name) {
+    if (n == 0) return;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(n) + " " + name;
+  };
+  add(fail, "fail");
+  add(hang, "hang");
+  add(error, "error");
+  add(warn, "warn");
+  add(skip, "skip");
+  add(pass, "pass");
+  return out.empty() ? "nothing" : out;
+}
+
+OutcomeCounts CountOutcomes(const RunData& data) {
+  OutcomeCounts c;
+  for (const auto& r : data.node_results) {
+    if (!IsStageVerdict(r)) c.Add(r.outcome);
+  }
+  for (const auto& r : data.pair_results) c.Add(r.outcome);
+  return c;
+}
+
+nlohmann::json RunDataToJson(const RunData& d) {
+  using nlohmann::json;
+  json run{{"id", d.run.id},
+           {"started_at", d.run.started_at},
+           {"finished_at", d.run.finished_at},
+           {"status", d.run.status},
+           {"exit_code", d.run.exit_code},
+           {"inventory", {{"path", d.run.inventory_path},
+                          {"name", d.run.inventory_name},
+                          {"sha256", d.run.inventory_sha256}}},
+           {"argv", d.run.argv},
+           {"version", d.run.version},
+           {"meta", d.run.meta}};
+  json nodes = json::array();
+  for (const auto& n : d.nodes) {
+    nodes.push_back({{"node", n.node}, {"address", n.address},
+                     {"reachable", n.reachable}, {"error", n.error},
+                     {"facts", n.facts}});
+  }
+  json nrs = json::array();
+  for (const auto& r : d.node_results) {
+    nrs.push_back({{"node", r.node}, {"stage", r.stage}, {"check", r.check},
+                   {"outcome", OutcomeName(r.outcome)}, {"value", r.value},
+                   {"expected", r.expected}, {"message", r.message},
+                   {"evidence", r.evidence}, {"at", r.at}});
+  }
+  json prs = json::array();
+  for (const auto& r : d.pair_results) {
+    json p{{"stage", r.stage}, {"src", r.src}, {"dst", r.dst},
+           {"check", r.check}, {"outcome", OutcomeName(r.outcome)},
+           {"state", r.state}, {"unit", r.unit}, {"message", r.message},
+           {"evidence", r.evidence}, {"at", r.at}};
+    p["value"] = r.value ? json(*r.value) : json();
+    prs.push_back(std::move(p));
+  }
+  OutcomeCounts c = CountOutcomes(d);
+  json counts{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
+              {"hang", c.hang}, {"skip", c.skip}, {"error", c.error}};
+  return json{{"run", run}, {"counts", counts}, {"nodes", nodes},
+              {"node_results", nrs}, {"pair_results", prs}};
+}
+
+}  // namespace cc

@@ -1,0 +1,582 @@
+#include "orchestrator/store/store.h"
+
+#include <pwd.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+namespace cc {
+namespace {
+
+// Ordered schema migrations: step i takes user_version i to i+1. Append
+// only; never edit a released step (old databases replay them in order).
+// "check" is an SQL keyword, so the column is check_name.
+const char* const kMigrations[] = {
+    // v0 -> v1
+    R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  exit_code INTEGER NOT NULL DEFAULT -1,
+  inventory_path TEXT NOT NULL DEFAULT '',
+  inventory_sha256 TEXT NOT NULL DEFAULT '',
+  inventory_name TEXT NOT NULL DEFAULT '',
+  argv TEXT NOT NULL DEFAULT '',
+  version TEXT NOT NULL DEFAULT '',
+  meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE nodes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node TEXT NOT NULL,
+  address TEXT NOT NULL DEFAULT '',
+  reachable INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  facts TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (run_id, node)
+);
+CREATE INDEX nodes_run ON nodes(run_id);
+CREATE TABLE node_results (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  check_name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  value TEXT NOT NULL DEFAULT '',
+  expected TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX node_results_run ON node_results(run_id);
+CREATE TABLE pair_results (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stage TEXT NOT NULL,
+  src TEXT NOT NULL,
+  dst TEXT NOT NULL,
+  check_name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT '',
+  value REAL,
+  unit TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX pair_results_run ON pair_results(run_id);
+)sql",
+};
+static_assert(std::size(kMigrations) == Store::kSchemaVersion,
+              "kSchemaVersion must equal the number of migration steps");
+
+// Evidence may hold raw bytes from logs; invalid UTF-8 must not throw.
+std::string DumpJson(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// One prepared statement; finalized on scope exit. Parameters are bound,
+// never spliced into the SQL text.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) {
+    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+  }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  bool prepared() const { return rc_ == SQLITE_OK; }
+  Stmt& Bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Stmt& Bind(int i, std::optional<double> v) {
+    if (v) {
+      sqlite3_bind_double(stmt_, i, *v);
+    } else {
+      sqlite3_bind_null(stmt_, i);
+    }
+    return *this;
+  }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(stmt_); }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string Text(int col) const {
+    const unsigned char* t = sqlite3_column_text(stmt_, col);
+    return t ? std::string(reinterpret_cast<const char*>(t),
+                           sqlite3_column_bytes(stmt_, col))
+             : std::string();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool IsNull(int col) const {
+    return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+  }
+  std::optional<double> OptDouble(int col) const {
+    if (IsNull(col)) return std::nullopt;
+    return sqlite3_column_double(stmt_, col);
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+Result<nlohmann::json> ParseJsonColumn(const std::string& text,
+                                       const std::string& where) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Io("corrupt JSON in " + where);
+  return j;
+}
+
+Result<Outcome> ParseOutcomeColumn(const std::string& text,
+                                   const std::string& where) {
+  auto o = ParseOutcome(text);
+  if (!o) return Status::Io("unknown outcome '" + text + "' in " + where);
+  return *o;
+}
+
+const char kRunColumns[] =
+    "id, started_at, finished_at, status, exit_code, inventory_path, "
+    "inventory_sha256, inventory_name, argv, version, meta";
+
+Result<RunRecord> ReadRun(const Stmt& s) {
+  RunRecord r;
+  r.id = s.Int(0);
+  r.started_at = s.Text(1);
+  r.finished_at = s.Text(2);
+  r.status = s.Text(3);
+  r.exit_code = static_cast<int>(s.Int(4));
+  r.inventory_path = s.Text(5);
+  r.inventory_sha256 = s.Text(6);
+  r.inventory_name = s.Text(7);
+  r.argv = s.Text(8);
+  r.version = s.Text(9);
+  auto meta =
+      ParseJsonColumn(s.Text(10), "runs.meta of run " + std::to_string(r.id));
+  if (!meta.ok()) return meta.status();
+  r.meta = std::move(*meta);
+  return r;
+}
+
+Result<NodeRecord> ReadNode(const Stmt& s) {
+  NodeRecord n;
+  n.run_id = s.Int(0);
+  n.node = s.Text(1);
+  n.address = s.Text(2);
+  n.reachable = s.Int(3) != 0;
+  n.error = s.Text(4);
+  auto facts = ParseJsonColumn(s.Text(5), "nodes.facts of " + n.node);
+  if (!facts.ok()) return facts.status();
+  n.facts = std::move(*facts);
+  return n;
+}
+
+// Columns 0-5 of both result tables: id, run_id, stage, check_name,
+// outcome, evidence.
+template <typename R>
+Status ReadResultCommon(const Stmt& s, const char* table, R* r) {
+  std::string where = std::string(table) + " row " + std::to_string(s.Int(0));
+  r->run_id = s.Int(1);
+  r->stage = s.Text(2);
+  r->check = s.Text(3);
+  auto outcome = ParseOutcomeColumn(s.Text(4), where);
+  if (!outcome.ok()) return outcome.status();
+  r->outcome = *outcome;
+  auto evidence = ParseJsonColumn(s.Text(5), where);
+  if (!evidence.ok()) return evidence.status();
+  r->evidence = std::move(*evidence);
+  return Status::Ok();
+}
+
+Result<NodeResult> ReadNodeResult(const Stmt& s) {
+  NodeResult r;
+  Status st = ReadResultCommon(s, "node_results", &r);
+  if (!st.ok()) return st;
+  r.node = s.Text(6);
+  r.value = s.Text(7);
+  r.expected = s.Text(8);
+  r.message = s.Text(9);
+  r.at = s.Text(10);
+  return r;
+}
+
+Result<PairResult> ReadPairResult(const Stmt& s) {
+  PairResult r;
+  Status st = ReadResultCommon(s, "pair_results", &r);
+  if (!st.ok()) return st;
+  r.src = s.Text(6);
+  r.dst = s.Text(7);
+  r.state = s.Text(8);
+  r.value = s.OptDouble(9);
+  r.unit = s.Text(10);
+  r.message = s.Text(11);
+  r.at = s.Text(12);
+  return r;
+}
+
+Status SqlErrorOf(sqlite3* db, const std::string& path,
+                  const std::string& what) {
+  return Status::Io(path + ": " + what + ": " + sqlite3_errmsg(db));
+}
+
+// Runs a SELECT with one integer parameter and reads every row.
+template <typename T, typename Read>
+Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql,
+                                 int64_t param, Read read,
+                                 const std::string& path, const char* what) {
+  Stmt s(db, sql.c_str());
+  if (!s.prepared()) return SqlErrorOf(db, path, what);
+  s.Bind(1, param);
+  std::vector<T> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    Result<T> row = read(s);
+    if (!row.ok()) return row.status();
+    out.push_back(std::move(*row));
+  }
+  if (rc != SQLITE_DONE) return SqlErrorOf(db, path, what);
+  return out;
+}
+
+}  // namespace
+
+std::string NowIso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string DefaultStorePath() {
+  // XDG: a relative $XDG_STATE_HOME is invalid and must be ignored.
+  const char* xdg = std::getenv("XDG_STATE_HOME");
+  std::string base;
+  if (xdg && xdg[0] == '/') {
+    base = xdg;
+  } else {
+    const char* home = std::getenv("HOME");
+    if (home && *home) {
+      base = home;
+    } else if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) {
+      base = pw->pw_dir;
+    } else {
+      base = ".";
+    }
+    base += "/.local/state";
+  }
+  return base + "/clustercheck/clustercheck.db";
+}
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
+  if (path != ":memory:") {
+    auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return Status::Io("cannot create directory " + parent.string() + ": " +
+                        ec.message());
+    }
+  }
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+      nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return Status::Io("cannot open store " + path + ": " + msg);
+  }
+  std::unique_ptr<Store> store(new Store(db, path));
+  // busy_timeout first: switching to WAL itself may wait on another process.
+  for (const char* pragma :
+       {"PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL",
+        "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+    Status s = store->Exec(pragma);
+    if (!s.ok()) return s;
+  }
+  Status s = store->Migrate();
+  if (!s.ok()) return s;
+  return store;
+}
+
+Store::~Store() { sqlite3_close_v2(db_); }
+
+Status Store::SqlError(const std::string& what) {
+  return SqlErrorOf(db_, path_, what);
+}
+
+Status Store::Exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    return Status::Io(path_ + ": " + msg);
+  }
+  return Status::Ok();
+}
+
+int Store::schema_version() {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "PRAGMA user_version");
+  return s.prepared() && s.Step() == SQLITE_ROW ? static_cast<int>(s.Int(0))
+                                                : -1;
+}
+
+Status Store::Migrate() {
+  std::lock_guard lock(mu_);
+  int have = schema_version();
+  if (have < 0) return SqlError("reading schema version");
+  if (have > kSchemaVersion) {
+    return Status::Io(path_ + ": database schema " + std::to_string(have) +
+                      " is newer than this clustercheck (" +
+                      std::to_string(kSchemaVersion) + ")");
+  }
+  for (int v = have; v < kSchemaVersion; ++v) {
+    // IMMEDIATE: two controllers opening a fresh file must not both migrate.
+    Status s = Exec("BEGIN IMMEDIATE");
+    if (!s.ok()) return s;
+    // Re-read under the write lock: another process may have migrated.
+    if (schema_version() > v) {
+      Exec("ROLLBACK");
+      continue;
+    }
+    s = Exec(kMigrations[v]);
+    // PRAGMA takes no bound parameters; the value is our own integer.
+    if (s.ok()) s = Exec("PRAGMA user_version=" + std::to_string(v + 1));
+    if (s.ok()) s = Exec("COMMIT");
+    if (!s.ok()) {
+      Exec("ROLLBACK");
+      return s.WithContext("migrating schema " + std::to_string(v) + " to " +
+                           std::to_string(v + 1));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<int64_t> Store::BeginRun(const RunRecord& run) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "INSERT INTO runs (started_at, finished_at, status, exit_code, "
+         "inventory_path, inventory_sha256, inventory_name, argv, version, "
+         "meta) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  if (!s.prepared()) return SqlError("begin run");
+  s.Bind(1, run.started_at.empty() ? NowIso8601() : run.started_at)
+      .Bind(2, run.finished_at)
+      .Bind(3, run.status.empty() ? std::string("running") : run.status)
+      .Bind(4, int64_t{run.exit_code})
+      .Bind(5, run.inventory_path)
+      .Bind(6, run.inventory_sha256)
+      .Bind(7, run.inventory_name)
+      .Bind(8, run.argv)
+      .Bind(9, run.version)
+      .Bind(10, DumpJson(run.meta));
+  if (s.Step() != SQLITE_DONE) return SqlError("begin run");
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Status Store::FinishRun(int64_t run_id, const std::string& status,
+                        int exit_code) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "UPDATE runs SET finished_at = ?, status = ?, exit_code = ? "
+         "WHERE id = ?");
+  if (!s.prepared()) return SqlError("finish run");
+  s.Bind(1, NowIso8601()).Bind(2, status).Bind(3, int64_t{exit_code});
+  s.Bind(4, run_id);
+  if (s.Step() != SQLITE_DONE) return SqlError("finish run");
+  if (sqlite3_changes(db_) == 0) {
+    return Status::NotFound("no run " + std::to_string(run_id) + " in " +
+                            path_);
+  }
+  return Status::Ok();
+}
+
+Status Store::SetRunMeta(int64_t run_id, const std::string& key,
+                         const nlohmann::json& value) {
+  std::lock_guard lock(mu_);
+  // Read-modify-write under the write lock, so that concurrent writers of
+  // other keys (another process) are not lost.
+  Status s = Exec("BEGIN IMMEDIATE");
+  if (!s.ok()) return s;
+  auto run = GetRun(run_id);
+  if (!run.ok()) {
+    Exec("ROLLBACK");
+    return run.status();
+  }
+  nlohmann::json meta =
+      run->meta.is_object() ? run->meta : nlohmann::json::object();
+  meta[key] = value;
+  Stmt u(db_, "UPDATE runs SET meta = ? WHERE id = ?");
+  if (!u.prepared() ||
+      u.Bind(1, DumpJson(meta)).Bind(2, run_id).Step() != SQLITE_DONE) {
+    s = SqlError("set run meta '" + key + "'");
+    Exec("ROLLBACK");
+    return s;
+  }
+  return Exec("COMMIT");
+}
+
+Status Store::PutNode(const NodeRecord& node) {
+  std::lock_guard lock(mu_);
+  // An upsert keeps the row's rowid, so GetNodes keeps first-put order
+  // (the inventory's) when a node is updated later in the run.
+  Stmt s(db_,
+         "INSERT INTO nodes (run_id, node, address, reachable, error, facts) "
+         "VALUES (?,?,?,?,?,?) ON CONFLICT(run_id, node) DO UPDATE SET "
+         "address = excluded.address, reachable = excluded.reachable, "
+         "error = excluded.error, facts = excluded.facts");
+  if (!s.prepared()) return SqlError("put node");
+  s.Bind(1, node.run_id)
+      .Bind(2, node.node)
+      .Bind(3, node.address)
+      .Bind(4, int64_t{node.reachable ? 1 : 0})
+      .Bind(5, node.error)
+      .Bind(6, DumpJson(node.facts));
+  if (s.Step() != SQLITE_DONE) return SqlError("put node " + node.node);
+  return Status::Ok();
+}
+
+Status Store::AddNodeResult(const NodeResult& r) {
+  std::lock_guard lock(mu_);
+  Stmt s(
+      db_,
+      "INSERT INTO node_results (run_id, node, stage, check_name, outcome, "
+      "value, expected, message, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  if (!s.prepared()) return SqlError("add node result");
+  s.Bind(1, r.run_id)
+      .Bind(2, r.node)
+      .Bind(3, r.stage)
+      .Bind(4, r.check)
+      .Bind(5, std::string(OutcomeName(r.outcome)))
+      .Bind(6, r.value)
+      .Bind(7, r.expected)
+      .Bind(8, r.message)
+      .Bind(9, DumpJson(r.evidence))
+      .Bind(10, r.at.empty() ? NowIso8601() : r.at);
+  if (s.Step() != SQLITE_DONE) {
+    return SqlError("add node result " + r.node + " " + r.stage + "/" +
+                    r.check);
+  }
+  return Status::Ok();
+}
+
+Status Store::InsertPairResults(const std::vector<PairResult>& rs) {
+  Stmt s(db_,
+         "INSERT INTO pair_results (run_id, stage, src, dst, check_name, "
+         "outcome, state, value, unit, message, evidence, at) "
+         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!s.prepared()) return SqlError("add pair result");
+  std::string now = NowIso8601();
+  for (const PairResult& r : rs) {
+    s.Reset();
+    s.Bind(1, r.run_id)
+        .Bind(2, r.stage)
+        .Bind(3, r.src)
+        .Bind(4, r.dst)
+        .Bind(5, r.check)
+        .Bind(6, std::string(OutcomeName(r.outcome)))
+        .Bind(7, r.state)
+        .Bind(8, r.value)
+        .Bind(9, r.unit)
+        .Bind(10, r.message)
+        .Bind(11, DumpJson(r.evidence))
+        .Bind(12, r.at.empty() ? now : r.at);
+    if (s.Step() != SQLITE_DONE) {
+      return SqlError("add pair result " + r.src + "->" + r.dst + " " +
+                      r.stage + "/" + r.check);
+    }
+  }
+  return Status::Ok();
+}
+
+Status Store::AddPairResult(const PairResult& r) {
+  std::lock_guard lock(mu_);
+  return InsertPairResults({r});
+}
+
+Status Store::AddPairResults(const std::vector<PairResult>& rs) {
+  std::lock_guard lock(mu_);
+  Status s = Exec("BEGIN IMMEDIATE");
+  if (!s.ok()) return s;
+  s = InsertPairResults(rs);
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) Exec("ROLLBACK");
+  return s;
+}
+
+Result<RunRecord> Store::GetRun(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  auto runs = SelectAll<RunRecord>(
+      db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?",
+      run_id, ReadRun, path_, "get run");
+  if (!runs.ok()) return runs.status();
+  if (runs->empty()) {
+    return Status::NotFound("no run " + std::to_string(run_id) + " in " +
+                            path_);
+  }
+  return std::move(runs->front());
+}
+
+Result<int64_t> Store::LatestRunId() {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT MAX(id) FROM runs");
+  if (!s.prepared() || s.Step() != SQLITE_ROW) return SqlError("latest run");
+  if (s.IsNull(0)) return Status::NotFound("no runs in " + path_);
+  return s.Int(0);
+}
+
+Result<std::vector<RunRecord>> Store::ListRuns(int limit) {
+  std::lock_guard lock(mu_);
+  // By id, not started_at: two runs may start within the same second.
+  return SelectAll<RunRecord>(db_,
+                              std::string("SELECT ") + kRunColumns +
+                                  " FROM runs ORDER BY id DESC LIMIT ?",
+                              limit, ReadRun, path_, "list runs");
+}
+
+Result<std::vector<NodeRecord>> Store::GetNodes(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<NodeRecord>(
+      db_,
+      "SELECT run_id, node, address, reachable, error, facts FROM nodes "
+      "WHERE run_id = ? ORDER BY rowid",
+      run_id, ReadNode, path_, "get nodes");
+}
+
+Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<NodeResult>(
+      db_,
+      "SELECT id, run_id, stage, check_name, outcome, evidence, node, value, "
+      "expected, message, at FROM node_results WHERE run_id = ? ORDER BY id",
+      run_id, ReadNodeResult, path_, "get node results");
+}
+
+Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<PairResult>(
+      db_,
+      "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
+      "state, value, unit, message, at FROM pair_results WHERE run_id = ? "
+      "ORDER BY id",
+      run_id, ReadPairResult, path_, "get pair results");
+}
+
+}  // namespace cc

@@ -1,0 +1,43 @@
+// SshTransport: Transport over SSH with libssh (0.10).
+//
+// Connect() reads ~/.ssh/config (or node.ssh.config_file) first and then
+// applies what the inventory set: user when non-empty, port when not the
+// default 22 (so an inventory that says nothing lets the config decide; one
+// that says 22 explicitly cannot be told apart), identity, known_hosts.
+// Authentication is public-key only (the given identity, or ssh-agent and
+// the default/configured keys); password and keyboard-interactive are off,
+// and encrypted keys are skipped, so nothing ever prompts.
+//
+// Host keys follow node.ssh.host_key_policy (ssh_host_key.h). Keepalive:
+// libssh 0.10 has no ServerAliveInterval, so the socket gets TCP keepalive
+// probes every keepalive_s; every call also has a deadline, which is what
+// bounds a silent peer.
+//
+// Errors: kUnreachable (TCP refused, no route, connect_timeout_s passed,
+// handshake failed), kAuthFailed (naming the methods tried and the
+// user@host), kHostKeyMismatch (naming the SHA256 fingerprint), kTimeout (the
+// caller's deadline passed), kBadInventory (bad policy or config file).
+//
+// Deadlines: each blocking libssh call gets the time left as its timeout,
+// and a watchdog (ssh_session.h) cuts the socket shortly after the deadline
+// should libssh still hang. Not covered: name resolution (getaddrinfo) of a
+// host name during Connect.
+//
+// Threading: see transport.h; Connections are independent libssh sessions.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "orchestrator/transport/transport.h"
+
+namespace cc {
+
+class SshTransport : public Transport {
+ public:
+  std::string name() const override { return "ssh"; }
+  Result<std::unique_ptr<Connection>> Connect(const Node& node,
+                                              Deadline deadline) override;
+};
+
+}  // namespace cc

@@ -1,0 +1,87 @@
+// The outside world of a node: run a command, stream its stdio, upload a
+// file. Implemented by SshTransport (libssh), LocalTransport (fork/exec on
+// this host; also the simulated nodes) and FakeTransport (unit tests).
+//
+// Threading: a Connection and the processes it started are used by one
+// thread at a time. Different Connections may be used from different
+// threads at once.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/deadline.h"
+#include "common/status.h"
+#include "orchestrator/inventory/inventory.h"
+
+namespace cc {
+
+struct CommandLine {
+  std::vector<std::string> argv;              // argv[0] is the program
+  std::map<std::string, std::string> env;     // added to the environment
+};
+
+// Quotes argv and env for a POSIX shell: "env A='1' 'prog' 'arg'".
+std::string ShellQuoteCommand(const CommandLine& cmd);
+std::string ShellQuote(std::string_view s);
+
+class RemoteProcess {
+ public:
+  virtual ~RemoteProcess() = default;
+  // Writes all of `data` to stdin. kEof when the process closed stdin,
+  // kTimeout at the deadline.
+  virtual Status WriteStdin(std::string_view data, Deadline deadline) = 0;
+  virtual void CloseStdin() = 0;
+  // The next stdout line without '\n'. kEof when stdout is closed and no
+  // line is left, kTimeout at the deadline.
+  virtual Result<std::string> ReadLine(Deadline deadline) = 0;
+  // Stderr collected so far (the last 64 KiB).
+  virtual std::string StderrSoFar() = 0;
+  // Waits for the exit: the exit code, or 128+signal. kTimeout at deadline.
+  virtual Result<int> Wait(Deadline deadline) = 0;
+  // Stops the process (and, locally, its process group) now. Idempotent.
+  virtual void Kill() = 0;
+};
+
+// A live connection to one node.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // Starts a command. For ssh it runs under the remote user's shell, so
+  // "~" works in argv[0].
+  virtual Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
+                                                      Deadline deadline) = 0;
+  // Writes `content` to `remote_path` atomically: a temporary name in the
+  // same directory, then rename. Creates missing parent directories with
+  // mode 0700. "~/" means the remote home.
+  virtual Status Upload(const std::string& content,
+                        const std::string& remote_path, int mode,
+                        Deadline deadline) = 0;
+  // Whether a regular file exists at `remote_path`, and its size.
+  virtual Result<long long> FileSize(const std::string& remote_path,
+                                     Deadline deadline) = 0;
+  // For messages: "ssh root@10.0.0.1:22" or "local".
+  virtual std::string Describe() const = 0;
+  // Warnings to show in the report (e.g. host key checking is off).
+  virtual std::vector<std::string> Warnings() const { return {}; }
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual std::string name() const = 0;
+  // Connects (and authenticates) to the node. Errors: kUnreachable,
+  // kAuthFailed, kHostKeyMismatch (naming the fingerprint), kTimeout.
+  virtual Result<std::unique_ptr<Connection>> Connect(const Node& node,
+                                                     Deadline deadline) = 0;
+};
+
+// Runs a command to completion and returns its stdout; kTimeout kills it.
+// Non-zero exits are returned as kIo with stderr's tail.
+Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd,
+                                    Deadline deadline);
+
+}  // namespace cc
