@@ -40,4 +40,4 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i $$(git ls-files '*.cc' '*.h')
+	clang-format -i $$(git ls-files '*.cc' '*.h' '*.c' | grep -v '^tests/fixtures/')

@@ -20,8 +20,8 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 // bound by their _v2 names only: the unversioned ones take 32-bit device
 // pointers and sizes.
 template <typename Fn>
-void BindAny(const Dynlib& lib, std::initializer_list<const char*> names,
-             Fn* fn, std::vector<std::string>* missing) {
+void BindAny(const Dynlib& lib, std::initializer_list<const char*> names, Fn* fn,
+             std::vector<std::string>* missing) {
   std::string err;
   for (const char* n : names) {
     if (lib.Bind(n, fn, &err)) return;
@@ -36,14 +36,12 @@ std::string CudaApi::Describe(CUresult r) const {
   const char* text = nullptr;
   if (GetErrorName) GetErrorName(r, &name);
   if (GetErrorString) GetErrorString(r, &text);
-  std::string out =
-      name ? name : "CUresult " + std::to_string(static_cast<int>(r));
+  std::string out = name ? name : "CUresult " + std::to_string(static_cast<int>(r));
   if (text) out += std::string(" (") + text + ")";
   return out;
 }
 
-Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs,
-                            DynlibSearch* search) {
+Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs, DynlibSearch* search) {
   std::vector<std::string> all = dirs;
   for (const char* d : kCudaDirs) all.push_back(d);
   DynlibSearch local;
@@ -51,10 +49,8 @@ Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs,
   Dynlib lib = Dynlib::OpenFirst(LibraryCandidates(all, "libcuda.so.1"), s);
   if (!lib.loaded()) {
     std::vector<std::string> tried;
-    for (const auto& a : s->attempts)
-      tried.push_back(a.path + " (" + a.error + ")");
-    return Status::NotFound("libcuda.so.1 not found; searched: " +
-                            Join(tried, ", "));
+    for (const auto& a : s->attempts) tried.push_back(a.path + " (" + a.error + ")");
+    return Status::NotFound("libcuda.so.1 not found; searched: " + Join(tried, ", "));
   }
   CudaApi api;
   api.path = lib.real_path();
@@ -64,8 +60,7 @@ Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs,
   BindAny(lib, {"cuDeviceGet"}, &api.DeviceGet, &missing);
   BindAny(lib, {"cuDeviceGetCount"}, &api.DeviceGetCount, &missing);
   BindAny(lib, {"cuDeviceGetPCIBusId"}, &api.DeviceGetPCIBusId, &missing);
-  BindAny(lib, {"cuDevicePrimaryCtxRetain"}, &api.DevicePrimaryCtxRetain,
-          &missing);
+  BindAny(lib, {"cuDevicePrimaryCtxRetain"}, &api.DevicePrimaryCtxRetain, &missing);
   BindAny(lib, {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"},
           &api.DevicePrimaryCtxRelease, &missing);
   BindAny(lib, {"cuCtxSetCurrent"}, &api.CtxSetCurrent, &missing);
@@ -77,17 +72,14 @@ Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs,
   BindAny(lib, {"cuStreamCreate"}, &api.StreamCreate, &missing);
   BindAny(lib, {"cuStreamQuery"}, &api.StreamQuery, &missing);
   BindAny(lib, {"cuStreamSynchronize"}, &api.StreamSynchronize, &missing);
-  BindAny(lib, {"cuStreamDestroy_v2", "cuStreamDestroy"}, &api.StreamDestroy,
-          &missing);
+  BindAny(lib, {"cuStreamDestroy_v2", "cuStreamDestroy"}, &api.StreamDestroy, &missing);
   BindAny(lib, {"cuEventCreate"}, &api.EventCreate, &missing);
   BindAny(lib, {"cuEventRecord"}, &api.EventRecord, &missing);
   BindAny(lib, {"cuEventQuery"}, &api.EventQuery, &missing);
   BindAny(lib, {"cuEventSynchronize"}, &api.EventSynchronize, &missing);
   // _v2 (CUDA 12.8+) and the original have the same signature.
-  BindAny(lib, {"cuEventElapsedTime_v2", "cuEventElapsedTime"},
-          &api.EventElapsedTime, &missing);
-  BindAny(lib, {"cuEventDestroy_v2", "cuEventDestroy"}, &api.EventDestroy,
-          &missing);
+  BindAny(lib, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}, &api.EventElapsedTime, &missing);
+  BindAny(lib, {"cuEventDestroy_v2", "cuEventDestroy"}, &api.EventDestroy, &missing);
   BindAny(lib, {"cuGetErrorString"}, &api.GetErrorString, &missing);
   BindAny(lib, {"cuGetErrorName"}, &api.GetErrorName, &missing);
   if (!missing.empty()) {

@@ -12,8 +12,7 @@
 
 namespace cc::agent {
 
-static_assert(sizeof(CUdeviceptr) == 8,
-              "the _v2 memory API takes 64-bit device pointers");
+static_assert(sizeof(CUdeviceptr) == 8, "the _v2 memory API takes 64-bit device pointers");
 
 // Function pointer types spelled out rather than taken from cuda.h's
 // macros, so each names exactly the ABI of the symbol loaded for it.
@@ -28,11 +27,9 @@ struct CudaApi {
   CUresult (*CtxSetCurrent)(CUcontext ctx) = nullptr;
   CUresult (*MemAlloc)(CUdeviceptr* ptr, size_t bytes) = nullptr;
   CUresult (*MemFree)(CUdeviceptr ptr) = nullptr;
-  CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void* src,
-                         size_t bytes) = nullptr;
+  CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void* src, size_t bytes) = nullptr;
   CUresult (*MemcpyDtoH)(void* dst, CUdeviceptr src, size_t bytes) = nullptr;
-  CUresult (*MemsetD32)(CUdeviceptr dst, unsigned int value,
-                        size_t count) = nullptr;
+  CUresult (*MemsetD32)(CUdeviceptr dst, unsigned int value, size_t count) = nullptr;
   CUresult (*StreamCreate)(CUstream* stream, unsigned int flags) = nullptr;
   CUresult (*StreamQuery)(CUstream stream) = nullptr;
   CUresult (*StreamSynchronize)(CUstream stream) = nullptr;
@@ -57,7 +54,6 @@ struct CudaApi {
 // kNotFound listing every path tried when the library is absent; kNotFound
 // listing every missing symbol when the library is too old or not CUDA.
 // *search (may be null) receives the attempts either way.
-Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs,
-                            DynlibSearch* search);
+Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs, DynlibSearch* search);
 
 }  // namespace cc::agent

@@ -136,8 +136,8 @@ void UdpEcho::Loop() {
     if (!(p[0].revents & POLLIN)) continue;
     sockaddr_storage from{};
     socklen_t from_len = sizeof from;
-    ssize_t n = recvfrom(fd_, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&from),
-                         &from_len);
+    ssize_t n =
+        recvfrom(fd_, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n < 0) continue;
     std::string answer = token_ + " " + std::to_string(n) + "\n";
     // Counted before the answer leaves, so whoever got it sees the count.
@@ -224,7 +224,8 @@ std::vector<DfResult> DfProbeAll(const std::vector<DfTarget>& targets, int timeo
     if (f.fd < 0) continue;
     int mtu = 0;
     socklen_t ml = sizeof mtu;
-    if (getsockopt(f.fd, f.v6 ? IPPROTO_IPV6 : IPPROTO_IP, f.v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) == 0) {
+    if (getsockopt(f.fd, f.v6 ? IPPROTO_IPV6 : IPPROTO_IP, f.v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) ==
+        0) {
       out[i].path_mtu = mtu;
     }
     close(f.fd);

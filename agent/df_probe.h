@@ -56,7 +56,7 @@ struct DfResult {
   // did, the full-size one not), "no-reply" (neither), "too-big-local"
   // (this node's own route MTU refused it: EMSGSIZE), "error".
   std::string state = "error";
-  int path_mtu = 0;  // IP_MTU of the connected socket (0 unknown)
+  int path_mtu = 0;   // IP_MTU of the connected socket (0 unknown)
   std::string reply;  // a token that was not the expected one
   std::string note;
 };

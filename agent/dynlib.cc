@@ -37,8 +37,8 @@ namespace {
 std::string LoadedPath(void* handle, const std::string& fallback) {
   link_map* lm = nullptr;
   std::string path = fallback;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm != nullptr &&
-      lm->l_name != nullptr && lm->l_name[0] != '\0') {
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm != nullptr && lm->l_name != nullptr &&
+      lm->l_name[0] != '\0') {
     path = lm->l_name;
   }
   char resolved[PATH_MAX];
@@ -48,8 +48,7 @@ std::string LoadedPath(void* handle, const std::string& fallback) {
 
 }  // namespace
 
-Dynlib Dynlib::OpenFirst(const std::vector<std::string>& candidates,
-                         DynlibSearch* search) {
+Dynlib Dynlib::OpenFirst(const std::vector<std::string>& candidates, DynlibSearch* search) {
   Dynlib lib;
   for (const auto& c : candidates) {
     DynlibAttempt attempt{c, ""};

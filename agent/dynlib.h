@@ -3,10 +3,9 @@
 // every path tried with dlerror's words, to put in the facts.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -47,8 +46,7 @@ class Dynlib {
   // stops at the first that loads. Candidates without a '/' go through the
   // loader's own search (LD_LIBRARY_PATH, ld.so.cache). A candidate whose
   // file does not exist is recorded without calling dlopen.
-  static Dynlib OpenFirst(const std::vector<std::string>& candidates,
-                          DynlibSearch* search);
+  static Dynlib OpenFirst(const std::vector<std::string>& candidates, DynlibSearch* search);
 
  private:
   void* handle_ = nullptr;

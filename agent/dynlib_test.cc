@@ -7,9 +7,8 @@ namespace {
 
 TEST(Dynlib, StopsAtTheFirstLibraryThatLoadsAndRecordsEveryAttempt) {
   DynlibSearch search;
-  Dynlib lib = Dynlib::OpenFirst({"/nonexistent/libm.so.6", "libclustercheck-nope.so.1",
-                                  "libm.so.6", "libc.so.6"},
-                                 &search);
+  Dynlib lib = Dynlib::OpenFirst(
+      {"/nonexistent/libm.so.6", "libclustercheck-nope.so.1", "libm.so.6", "libc.so.6"}, &search);
   ASSERT_TRUE(lib.loaded());
   ASSERT_EQ(search.attempts.size(), 3u);
   EXPECT_EQ(search.attempts[0].error, "no such file");

@@ -40,7 +40,7 @@ namespace {
 constexpr double kGpuDeadlineS = 60;
 constexpr double kNcclDeadlineS = 30;
 
-const char* const kSections[] = {"system", "network", "gpu", "cuda", "nccl",
+const char* const kSections[] = {"system", "network", "gpu",      "cuda", "nccl",
                                  "rdma",   "mpi",     "nccl_env", "torch"};
 
 // Sections on one lane run one after another on one thread; lanes run at
@@ -50,8 +50,7 @@ const char* const kSections[] = {"system", "network", "gpu", "cuda", "nccl",
 // section that runs programs (ibv_devinfo, ompi_info, bash -l, python) or
 // only reads files has its own lane.
 const std::vector<std::vector<const char*>> kSectionLanes = {
-    {"gpu", "cuda", "nccl"}, {"system"}, {"network"}, {"rdma"},
-    {"mpi"},                 {"nccl_env"}, {"torch"},
+    {"gpu", "cuda", "nccl"}, {"system"}, {"network"}, {"rdma"}, {"mpi"}, {"nccl_env"}, {"torch"},
 };
 constexpr double kMaxDeadlineScale = 10;
 
@@ -76,7 +75,8 @@ Status ParseArgs(const Json& args, FactsArgs* out) {
     }
   }
   if (args.contains("python") && !args["python"].is_null()) {
-    if (!args["python"].is_string()) return Status::BadArgument("facts: args.python must be a string");
+    if (!args["python"].is_string())
+      return Status::BadArgument("facts: args.python must be a string");
     out->python = args["python"];
   }
   if (args.contains("login_env") && !args["login_env"].is_null()) {
@@ -89,8 +89,8 @@ Status ParseArgs(const Json& args, FactsArgs* out) {
     const Json& d = args["deadline_scale"];
     if (!d.is_number() || d.get<double>() < 1 || d.get<double>() > kMaxDeadlineScale) {
       return Status::BadArgument("facts: args.deadline_scale must be a number from 1 to " +
-                                 std::to_string(static_cast<int>(kMaxDeadlineScale)) +
-                                 ", not " + d.dump());
+                                 std::to_string(static_cast<int>(kMaxDeadlineScale)) + ", not " +
+                                 d.dump());
     }
     out->deadline_scale = d.get<double>();
   }
@@ -135,8 +135,9 @@ Json WithDeadline(const std::string& what, double seconds, std::function<Json()>
     state->cv.notify_all();
   });
   std::unique_lock<std::mutex> lock(state->mu);
-  bool done = state->cv.wait_for(lock, std::chrono::milliseconds(static_cast<long long>(seconds * 1000)),
-                                 [&state] { return state->done; });
+  bool done =
+      state->cv.wait_for(lock, std::chrono::milliseconds(static_cast<long long>(seconds * 1000)),
+                         [&state] { return state->done; });
   if (!done) {
     lock.unlock();
     t.detach();
@@ -202,7 +203,8 @@ Json RunSection(const std::string& name, const FactsArgs& a, const Sysroot& root
   }
   if (name == "cuda") {
     if (!root.IsReal()) return SkipFixture(root, "libcuda");
-    return WithDeadline("cuInit", FactsDeadlineS(kGpuDeadlineS), [g] { return CollectCudaFacts(g); });
+    return WithDeadline("cuInit", FactsDeadlineS(kGpuDeadlineS),
+                        [g] { return CollectCudaFacts(g); });
   }
   if (name == "nccl") {
     if (!root.IsReal()) return SkipFixture(root, "libnccl");

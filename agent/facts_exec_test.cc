@@ -6,8 +6,8 @@ namespace cc::agent {
 namespace {
 
 TEST(FactsExec, CapturesStdoutStderrAndExitCode) {
-  ExecResult r = RunProgram({"sh", "-c", "echo out; echo err >&2; exit 3"},
-                            Deadline::InSeconds(10));
+  ExecResult r =
+      RunProgram({"sh", "-c", "echo out; echo err >&2; exit 3"}, Deadline::InSeconds(10));
   ASSERT_TRUE(r.started) << r.error;
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 3);

@@ -22,7 +22,7 @@ constexpr int kCudaErrorNoDevice = 100;
 
 const char* const kNvidiaLibDirs[] = {
     "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu",
-    "/usr/local/nvidia/lib64",   // NVIDIA container toolkit mounts
+    "/usr/local/nvidia/lib64",  // NVIDIA container toolkit mounts
     "/usr/lib/wsl/lib",
 };
 
@@ -73,8 +73,8 @@ json OneGpu(const NvmlApi& api, unsigned index, nvmlDevice_t dev, GpuLinks* link
           ? json(retired != 0)
           : json(nullptr);
   unsigned corr = 0, unc = 0, rpending = 0, failed = 0;
-  if (api.remapped_rows && api.remapped_rows(dev, &corr, &unc, &rpending, &failed) ==
-                               kNvmlSuccess) {
+  if (api.remapped_rows &&
+      api.remapped_rows(dev, &corr, &unc, &rpending, &failed) == kNvmlSuccess) {
     g["remapped_rows_pending"] = rpending != 0;
     g["remapped_rows_failure"] = failed != 0;
     g["remapped_rows"] = {{"correctable", corr}, {"uncorrectable", unc}};
@@ -115,8 +115,10 @@ json Absent(const std::string& reason, const DynlibSearch& search) {
 // The library loaded but lacks a required entry point (not NVIDIA's, or far
 // too old).
 json MissingSymbol(const Dynlib& lib, const DynlibSearch& search, const std::string& err) {
-  return {{"status", "error"}, {"reason", lib.real_path() + ": " + err},
-          {"searched", search.SearchedJson()}, {"path", lib.real_path()}};
+  return {{"status", "error"},
+          {"reason", lib.real_path() + ": " + err},
+          {"searched", search.SearchedJson()},
+          {"path", lib.real_path()}};
 }
 
 // Adds where the section's library came from.
@@ -152,17 +154,23 @@ std::string NormalizeBusId(const std::string& bus_id) {
 std::string TopologyLevelLabel(int level) {
   switch (level) {
     case 0:  // NVML_TOPOLOGY_INTERNAL: same board
-    case 10: return "PIX";
-    case 20: return "PXB";
-    case 30: return "PHB";
-    case 40: return "NODE";
-    case 50: return "SYS";
-    default: return "?";
+    case 10:
+      return "PIX";
+    case 20:
+      return "PXB";
+    case 30:
+      return "PHB";
+    case 40:
+      return "NODE";
+    case 50:
+      return "SYS";
+    default:
+      return "?";
   }
 }
 
-std::vector<std::vector<std::string>> TopologyMatrix(
-    const std::vector<std::vector<int>>& levels, const std::vector<GpuLinks>& links) {
+std::vector<std::vector<std::string>> TopologyMatrix(const std::vector<std::vector<int>>& levels,
+                                                     const std::vector<GpuLinks>& links) {
   const size_t n = links.size();
   std::map<std::string, size_t> by_bus;
   for (size_t i = 0; i < n; ++i) {
@@ -241,8 +249,8 @@ json GpuFactsFromApi(const NvmlApi& api) {
     if (r != kNvmlSuccess) {
       // A GPU that fell off the bus shows up here: report it, go on.
       handles[i] = nullptr;
-      errors += (errors.empty() ? "" : "; ") + ("GPU " + std::to_string(i) + ": " +
-                                                 NvmlError(api, r));
+      errors +=
+          (errors.empty() ? "" : "; ") + ("GPU " + std::to_string(i) + ": " + NvmlError(api, r));
       gpus.push_back({{"index", i}, {"error", NvmlError(api, r)}});
       continue;
     }

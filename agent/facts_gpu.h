@@ -6,10 +6,9 @@
 // declared here from NVML's stable C ABI.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cc::agent {
 
@@ -60,8 +59,7 @@ struct NvmlApi {
   nvmlReturn_t (*vbios_version)(nvmlDevice_t, char*, unsigned) = nullptr;
   nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
   nvmlReturn_t (*retired_pages_pending)(nvmlDevice_t, int*) = nullptr;
-  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*,
-                                unsigned*) = nullptr;
+  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   nvmlReturn_t (*persistence_mode)(nvmlDevice_t, int*) = nullptr;
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, NvmlPciInfo*) = nullptr;
@@ -70,9 +68,9 @@ struct NvmlApi {
 
 // CUDA driver API -------------------------------------------------------------
 struct CudaApi {
-  int (*init)(unsigned) = nullptr;                      // cuInit
-  int (*driver_get_version)(int*) = nullptr;            // cuDriverGetVersion
-  int (*get_error_name)(int, const char**) = nullptr;   // cuGetErrorName
+  int (*init)(unsigned) = nullptr;                     // cuInit
+  int (*driver_get_version)(int*) = nullptr;           // cuDriverGetVersion
+  int (*get_error_name)(int, const char**) = nullptr;  // cuGetErrorName
 };
 
 // Pure parts ------------------------------------------------------------------
@@ -95,8 +93,8 @@ struct GpuLinks {
 // smaller of their switch link counts, as nvidia-smi counts); "NVLINK" when
 // both have active links but NVML did not say where they go; otherwise the
 // PCIe label of levels[i][j] (-1: unknown, "?").
-std::vector<std::vector<std::string>> TopologyMatrix(
-    const std::vector<std::vector<int>>& levels, const std::vector<GpuLinks>& links);
+std::vector<std::vector<std::string>> TopologyMatrix(const std::vector<std::vector<int>>& levels,
+                                                     const std::vector<GpuLinks>& links);
 
 // Collection ------------------------------------------------------------------
 struct GpuProbeOptions {

@@ -51,7 +51,9 @@ void FillPci(NvmlPciInfo* p, const FakeGpu& g) {
   std::strcpy(p->busId, g.bus);
   p->bus = g.bus_no;
 }
-nvmlReturn_t Pci(nvmlDevice_t d, NvmlPciInfo* p) { return FillPci(p, g_gpus[Idx(d)]), kNvmlSuccess; }
+nvmlReturn_t Pci(nvmlDevice_t d, NvmlPciInfo* p) {
+  return FillPci(p, g_gpus[Idx(d)]), kNvmlSuccess;
+}
 nvmlReturn_t Mem(nvmlDevice_t, NvmlMemory* m) {
   m->total = 150ULL << 30;
   return kNvmlSuccess;
@@ -211,8 +213,8 @@ TEST(FactsGpu, TopologyLabelsAreNvidiaSmis) {
 }
 
 TEST(FactsGpu, LinksWithoutAKnownFarEndAreNvlink) {
-  std::vector<GpuLinks> links = {{"0000:18:00.0", {"", ""}}, {"0000:2a:00.0", {""}},
-                                 {"0000:3a:00.0", {}}};
+  std::vector<GpuLinks> links = {
+      {"0000:18:00.0", {"", ""}}, {"0000:2a:00.0", {""}}, {"0000:3a:00.0", {}}};
   std::vector<std::vector<int>> levels(3, std::vector<int>(3, 50));
   auto m = TopologyMatrix(levels, links);
   EXPECT_EQ(m[0][1], "NVLINK");

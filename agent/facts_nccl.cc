@@ -21,8 +21,11 @@ namespace {
 constexpr double kLoginEnvDeadlineS = 5;
 
 const char* const kNcclDirs[] = {
-    "/usr/lib/x86_64-linux-gnu", "/usr/local/cuda/lib64", "/usr/local/nccl/lib",
-    "/opt/nccl/lib",             "/usr/lib64",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/local/cuda/lib64",
+    "/usr/local/nccl/lib",
+    "/opt/nccl/lib",
+    "/usr/lib64",
 };
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
@@ -60,8 +63,8 @@ void WarnIfList(const EnvMap& eff, const EnvMap& source, const std::string& var,
   std::vector<std::string> picked = Selected(list, have);
   if (!list.exclude && picked.empty()) {
     warnings->push_back(var + "=" + it->second + From(source, var) + " matches no " + what +
-                        " on this node (" + what + "s: " +
-                        (have.empty() ? "none" : Join(have, ", ")) +
+                        " on this node (" + what +
+                        "s: " + (have.empty() ? "none" : Join(have, ", ")) +
                         "): NCCL init fails or falls back");
   } else if (list.exclude && var == "NCCL_SOCKET_IFNAME") {
     bool only_lo = true;
@@ -73,8 +76,8 @@ void WarnIfList(const EnvMap& eff, const EnvMap& source, const std::string& var,
   }
 }
 
-void AddConf(const Sysroot& root, const std::string& path, const std::string& label,
-             json* conf, json* searched, std::vector<std::pair<std::string, EnvMap>>* layers) {
+void AddConf(const Sysroot& root, const std::string& path, const std::string& label, json* conf,
+             json* searched, std::vector<std::pair<std::string, EnvMap>>* layers) {
   searched->push_back(root.Path(path));
   auto text = root.Read(path);
   if (!text.ok()) return;
@@ -94,8 +97,7 @@ std::optional<std::string> BuildStringOf(const std::string& path, const std::str
     void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
       found = FindNcclBuildString(
-          std::string_view(static_cast<const char*>(p), static_cast<size_t>(st.st_size)),
-          version);
+          std::string_view(static_cast<const char*>(p), static_cast<size_t>(st.st_size)), version);
       munmap(p, static_cast<size_t>(st.st_size));
     }
   }
@@ -120,8 +122,7 @@ std::string NcclVersionString(int code) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-std::optional<std::string> FindNcclBuildString(std::string_view bytes,
-                                               const std::string& version) {
+std::optional<std::string> FindNcclBuildString(std::string_view bytes, const std::string& version) {
   const std::string needle = "NCCL version " + version;
   size_t at = 0;
   while ((at = bytes.find(needle, at)) != std::string_view::npos) {
@@ -246,8 +247,7 @@ std::vector<std::string> NcclEnvWarnings(const EnvMap& eff, const EnvMap& source
   flag("NCCL_IB_DISABLE", "disables InfiniBand/RoCE: NCCL falls back to sockets");
   flag("NCCL_P2P_DISABLE",
        "disables peer-to-peer (NVLink/PCIe) between GPUs: traffic goes through host memory");
-  flag("NCCL_SHM_DISABLE",
-       "disables the shared-memory transport between processes on one node");
+  flag("NCCL_SHM_DISABLE", "disables the shared-memory transport between processes on one node");
   if (auto it = eff.find("NCCL_NET_GDR_LEVEL"); it != eff.end()) {
     std::string v = Trim(it->second);
     if (v == "0" || v == "LOC") {
@@ -292,8 +292,9 @@ json CollectNcclEnv(const Sysroot& root, const NcclEnvOptions& o) {
       out["login_env"] = {{"status", "ok"}};
     } else {
       std::string why = !r.started ? r.error
-                        : r.timed_out ? "did not finish within " + FactsDeadlineText(kLoginEnvDeadlineS)
-                                      : "exited with " + std::to_string(r.exit_code);
+                        : r.timed_out
+                            ? "did not finish within " + FactsDeadlineText(kLoginEnvDeadlineS)
+                            : "exited with " + std::to_string(r.exit_code);
       out["login_env"] = {{"status", "error"}, {"reason", "bash -lc 'env -0': " + why}};
     }
   } else if (o.login_env) {

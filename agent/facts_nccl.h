@@ -5,12 +5,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/sysroot.h"
 
@@ -29,8 +28,7 @@ std::vector<std::string> NcclCandidates(const std::vector<std::string>& library_
 // The build string NCCL prints in its log ("NCCL version 2.28.3+cuda12.9")
 // found in the library's bytes: "2.28.3+cuda12.9" for `version` "2.28.3";
 // nullopt when absent. It names the CUDA NCCL was built for.
-std::optional<std::string> FindNcclBuildString(std::string_view bytes,
-                                               const std::string& version);
+std::optional<std::string> FindNcclBuildString(std::string_view bytes, const std::string& version);
 // The "nccl" section. `candidates` empty: NcclCandidates(library_paths,
 // $LD_LIBRARY_PATH).
 nlohmann::json CollectNcclFacts(const std::vector<std::string>& library_paths,
@@ -62,9 +60,9 @@ std::vector<std::string> NcclEnvWarnings(const EnvMap& effective, const EnvMap& 
                                          const std::vector<std::string>& ib_devices);
 
 struct NcclEnvOptions {
-  EnvMap environ;               // the agent's NCCL_* variables
-  std::string home;             // for ~/.nccl.conf ("" = none)
-  bool login_env = false;       // also ask `bash -lc 'env -0'` (real root only)
+  EnvMap environ;          // the agent's NCCL_* variables
+  std::string home;        // for ~/.nccl.conf ("" = none)
+  bool login_env = false;  // also ask `bash -lc 'env -0'` (real root only)
   std::vector<std::string> interfaces;
   std::vector<std::string> ib_devices;
 };

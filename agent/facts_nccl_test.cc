@@ -1,11 +1,12 @@
 #include "agent/facts_nccl.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
+
+#include "build_paths.h"
 
 namespace cc::agent {
 namespace {
@@ -102,8 +103,10 @@ TEST(FactsNccl, IfListReadsExcludeExactPrefixAndPorts) {
 }
 
 TEST(FactsNccl, WarnsForSettingsThatDisableFastPaths) {
-  EnvMap eff = {{"NCCL_IB_DISABLE", "1"},   {"NCCL_P2P_DISABLE", "1"},
-                {"NCCL_SHM_DISABLE", "1"},  {"NCCL_NET_GDR_LEVEL", "LOC"},
+  EnvMap eff = {{"NCCL_IB_DISABLE", "1"},
+                {"NCCL_P2P_DISABLE", "1"},
+                {"NCCL_SHM_DISABLE", "1"},
+                {"NCCL_NET_GDR_LEVEL", "LOC"},
                 {"NCCL_DEBUG", "INFO"}};
   EnvMap src = {{"NCCL_IB_DISABLE", "/etc/nccl.conf"}};
   auto w = NcclEnvWarnings(eff, src, {"eth0"}, {});
@@ -115,8 +118,7 @@ TEST(FactsNccl, WarnsForSettingsThatDisableFastPaths) {
 }
 
 TEST(FactsNccl, ZeroedSwitchesDoNotWarn) {
-  EnvMap eff = {{"NCCL_IB_DISABLE", "0"}, {"NCCL_P2P_DISABLE", "0"},
-                {"NCCL_NET_GDR_LEVEL", "PHB"}};
+  EnvMap eff = {{"NCCL_IB_DISABLE", "0"}, {"NCCL_P2P_DISABLE", "0"}, {"NCCL_NET_GDR_LEVEL", "PHB"}};
   EXPECT_TRUE(NcclEnvWarnings(eff, {}, {"eth0"}, {}).empty());
 }
 

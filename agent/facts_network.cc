@@ -72,8 +72,7 @@ json PciAddress(const Sysroot& root, const std::string& dev) {
     // A link that does not resolve (a fixture pointing into a /sys/devices it
     // lacks) still names the device in its text.
     char resolved[PATH_MAX];
-    std::string path =
-        realpath(root.Path(dev).c_str(), resolved) != nullptr ? resolved : *link;
+    std::string path = realpath(root.Path(dev).c_str(), resolved) != nullptr ? resolved : *link;
     while (!path.empty()) {
       size_t slash = path.find_last_of('/');
       std::string comp = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -138,8 +137,8 @@ std::string ClassifyInterface(const InterfaceSysfs& s) {
   if (s.has_device) return "physical";
   if (s.name.rfind("veth", 0) == 0) return "veth";
   // Bridges by their well-known names even when sysfs lacks bridge/.
-  if (s.name == "docker0" || s.name.rfind("virbr", 0) == 0 ||
-      s.name.rfind("br-", 0) == 0 || s.name.rfind("cni", 0) == 0) {
+  if (s.name == "docker0" || s.name.rfind("virbr", 0) == 0 || s.name.rfind("br-", 0) == 0 ||
+      s.name.rfind("cni", 0) == 0) {
     return "bridge";
   }
   // A device-less interface paired with another ifindex is the inside end of

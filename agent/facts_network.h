@@ -5,11 +5,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/sysroot.h"
 
@@ -18,14 +17,14 @@ namespace cc::agent {
 // What sysfs tells about one interface, for classification.
 struct InterfaceSysfs {
   std::string name;
-  bool has_device = false;   // /sys/class/net/X/device (a bus device: NIC)
-  bool has_bridge = false;   // X/bridge/
-  bool has_bonding = false;  // X/bonding/
-  bool has_tun_flags = false;  // X/tun_flags (tun/tap)
-  std::string devtype;       // DEVTYPE= in X/uevent ("vlan", "bridge", ...)
-  std::optional<long long> type;     // ARPHRD_*: 772 loopback
+  bool has_device = false;        // /sys/class/net/X/device (a bus device: NIC)
+  bool has_bridge = false;        // X/bridge/
+  bool has_bonding = false;       // X/bonding/
+  bool has_tun_flags = false;     // X/tun_flags (tun/tap)
+  std::string devtype;            // DEVTYPE= in X/uevent ("vlan", "bridge", ...)
+  std::optional<long long> type;  // ARPHRD_*: 772 loopback
   std::optional<long long> ifindex;
-  std::optional<long long> iflink;   // != ifindex: stacked on or paired with another
+  std::optional<long long> iflink;  // != ifindex: stacked on or paired with another
 };
 
 // "physical", "loopback", "veth", "bridge", "bond", "vlan", "tun" or

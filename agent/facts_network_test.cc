@@ -1,7 +1,8 @@
 #include "agent/facts_network.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
+
+#include "build_paths.h"
 
 namespace cc::agent {
 namespace {

@@ -5,11 +5,10 @@
 // address and NUMA node (for GPU-to-NIC locality).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/sysroot.h"
 

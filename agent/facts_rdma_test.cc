@@ -94,8 +94,8 @@ TEST(FactsRdma, PortWithoutLinkIsDown) {
 }
 
 TEST(FactsRdma, NoInfinibandClassIsAnEmptyList) {
-  EXPECT_TRUE(CollectIbDevices(Sysroot(std::string(CLUSTERCHECK_FIXTURES) + "/sysroot-minimal"))
-                  .empty());
+  EXPECT_TRUE(
+      CollectIbDevices(Sysroot(std::string(CLUSTERCHECK_FIXTURES) + "/sysroot-minimal")).empty());
 }
 
 TEST(NicLocality, PathStartsAtThePciRoot) {

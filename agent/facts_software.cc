@@ -16,9 +16,8 @@ constexpr double kHelperDeadlineS = 5;
 constexpr double kTorchDeadlineS = 20;
 
 const char* const kLibDirs[] = {
-    "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-    "/usr/lib64",           "/lib/aarch64-linux-gnu",    "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib",
+    "/lib/x86_64-linux-gnu",  "/usr/lib/x86_64-linux-gnu",  "/lib64",   "/usr/lib64",
+    "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib",
 };
 
 bool AllDigits(const std::string& s) {
@@ -38,16 +37,15 @@ std::vector<std::string> SplitOn(const std::string& s, char sep) {
 }
 
 // Runs a helper that prints its version; "" and *reason when it could not.
-std::optional<std::string> HelperOutput(const std::vector<std::string>& argv,
-                                        std::string* reason) {
+std::optional<std::string> HelperOutput(const std::vector<std::string>& argv, std::string* reason) {
   ExecResult r = RunProgram(argv, Deadline::InSeconds(FactsDeadlineS(kHelperDeadlineS)));
   if (!r.started) {
     *reason = r.error;
   } else if (r.timed_out) {
     *reason = argv[0] + " did not finish within " + FactsDeadlineText(kHelperDeadlineS);
   } else if (r.exit_code != 0) {
-    *reason = argv[0] + " exited with " + std::to_string(r.exit_code) + ": " +
-              Trim(r.err).substr(0, 200);
+    *reason =
+        argv[0] + " exited with " + std::to_string(r.exit_code) + ": " + Trim(r.err).substr(0, 200);
   } else {
     return r.out;
   }
@@ -143,8 +141,8 @@ json GlibcVersion(const Sysroot& root) {
       return {{"version", *v}, {"source", root.Path(path)}};
     }
   }
-  return {{"version", nullptr}, {"reason", "no libc.so.6 with a version banner under " +
-                                               root.root()}};
+  return {{"version", nullptr},
+          {"reason", "no libc.so.6 with a version banner under " + root.root()}};
 }
 
 // RDMA -------------------------------------------------------------------
@@ -162,15 +160,13 @@ std::optional<std::string> RdmaCoreFromVerbsNames(const std::vector<std::string>
   return std::nullopt;
 }
 
-std::optional<std::string> DpkgVersion(const std::string& status,
-                                       const std::string& package) {
+std::optional<std::string> DpkgVersion(const std::string& status, const std::string& package) {
   // Paragraphs separated by blank lines.
   std::istringstream in(status + "\n\n");
   std::string line, pkg, state, version;
   while (std::getline(in, line)) {
     if (line.empty()) {
-      if (pkg == package && state.find(" installed") != std::string::npos &&
-          !version.empty()) {
+      if (pkg == package && state.find(" installed") != std::string::npos && !version.empty()) {
         size_t colon = version.find(':');  // epoch
         if (colon != std::string::npos) version = version.substr(colon + 1);
         return version.substr(0, version.find('-'));
@@ -261,10 +257,10 @@ json CollectRdmaFacts(const Sysroot& root) {
     r["dmabuf_reason"] = "NVIDIA proprietary kernel module; DMA-BUF needs the open kernel modules";
   } else {
     r["dmabuf_possible"] = true;
-    r["dmabuf_reason"] = "kernel " + *kernel + " >= 5.12 and NVIDIA " +
-                         (driver.is_null() ? std::string("module loaded (flavor unknown)")
-                                           : "open kernel module " +
-                                                 driver["version"].get<std::string>());
+    r["dmabuf_reason"] =
+        "kernel " + *kernel + " >= 5.12 and NVIDIA " +
+        (driver.is_null() ? std::string("module loaded (flavor unknown)")
+                          : "open kernel module " + driver["version"].get<std::string>());
   }
   return r;
 }
@@ -286,24 +282,28 @@ std::optional<std::string> ParseOmpiInfoVersion(const std::string& out) {
 
 json CollectMpiFacts(const Sysroot& root) {
   if (!root.IsReal()) {
-    return {{"status", "skip"}, {"openmpi_version", nullptr},
+    return {{"status", "skip"},
+            {"openmpi_version", nullptr},
             {"reason", "sysroot " + root.root() + " is not the real root: ompi_info not run"}};
   }
   ExecResult r = RunProgram({"ompi_info", "--parsable"},
                             Deadline::InSeconds(FactsDeadlineS(kHelperDeadlineS)));
   if (!r.started) {
-    return {{"status", "absent"}, {"openmpi_version", nullptr},
+    return {{"status", "absent"},
+            {"openmpi_version", nullptr},
             {"reason", "ompi_info not found on PATH (" + r.error + ")"}};
   }
   if (r.timed_out) {
-    return {{"status", "error"}, {"openmpi_version", nullptr},
-            {"reason", "ompi_info --parsable did not finish within " +
-                           FactsDeadlineText(kHelperDeadlineS)}};
+    return {{"status", "error"},
+            {"openmpi_version", nullptr},
+            {"reason",
+             "ompi_info --parsable did not finish within " + FactsDeadlineText(kHelperDeadlineS)}};
   }
   if (auto v = ParseOmpiInfoVersion(r.out)) {
     return {{"status", "ok"}, {"openmpi_version", *v}};
   }
-  return {{"status", "error"}, {"openmpi_version", nullptr},
+  return {{"status", "error"},
+          {"openmpi_version", nullptr},
           {"reason", "ompi_info --parsable (exit " + std::to_string(r.exit_code) +
                          ") printed no ompi:version:full line"}};
 }
@@ -364,8 +364,8 @@ json TorchFactsFromRun(const std::string& python, const ExecResult& run) {
   }
   if (probe.contains("import_error")) {
     return {{"status", "absent"},
-            {"reason", "import torch failed in " + python + ": " +
-                           probe["import_error"].get<std::string>()}};
+            {"reason",
+             "import torch failed in " + python + ": " + probe["import_error"].get<std::string>()}};
   }
   probe["status"] = "ok";
   probe["python"] = python;

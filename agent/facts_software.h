@@ -4,11 +4,10 @@
 // helper program (ompi_info, python, ofed_info) only run on the real root.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/facts_exec.h"
 #include "agent/sysroot.h"
@@ -28,8 +27,7 @@ nlohmann::json GlibcVersion(const Sysroot& root);
 std::optional<std::string> RdmaCoreFromVerbsNames(const std::vector<std::string>& names);
 // Upstream version ("44.0" of "44.0-2") of an installed package in a
 // dpkg status file; nullopt when absent or not installed.
-std::optional<std::string> DpkgVersion(const std::string& status,
-                                       const std::string& package);
+std::optional<std::string> DpkgVersion(const std::string& status, const std::string& package);
 // `ofed_info -s` -> "MLNX_OFED_LINUX-23.10-0.5.5.0" (trailing ':' dropped).
 std::optional<std::string> ParseOfedInfo(const std::string& out);
 // "5.15.0-105-generic" >= (5, 12)? False when unparsable.

@@ -1,7 +1,8 @@
 #include "agent/facts_software.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
+
+#include "build_paths.h"
 
 namespace cc::agent {
 namespace {
@@ -144,8 +145,9 @@ TEST(FactsSoftware, TorchProbeOutputIsReadFromItsLastJsonLine) {
   ExecResult run;
   run.started = true;
   run.exit_code = 0;
-  run.out = "some warning\n{\"version\":\"2.4.0\",\"cuda\":\"12.4\",\"cuda_available\":true,"
-            "\"device_count\":8,\"nccl\":\"2.20.5\"}\n";
+  run.out =
+      "some warning\n{\"version\":\"2.4.0\",\"cuda\":\"12.4\",\"cuda_available\":true,"
+      "\"device_count\":8,\"nccl\":\"2.20.5\"}\n";
   json t = TorchFactsFromRun("python3", run);
   EXPECT_EQ(t["status"], "ok");
   EXPECT_EQ(t["version"], "2.4.0");

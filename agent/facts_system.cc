@@ -26,8 +26,7 @@ bool SplitColon(const std::string& line, std::string* key, std::string* value) {
 }
 
 std::string Unquote(std::string v) {
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') &&
-      v.back() == v.front()) {
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     v = v.substr(1, v.size() - 2);
   }
   std::string out;
@@ -42,7 +41,9 @@ json OsFacts(const Sysroot& root) {
   auto text = root.Read("/etc/os-release");
   if (!text.ok()) text = root.Read("/usr/lib/os-release");
   if (!text.ok()) {
-    return {{"id", nullptr}, {"version_id", nullptr}, {"pretty_name", nullptr},
+    return {{"id", nullptr},
+            {"version_id", nullptr},
+            {"pretty_name", nullptr},
             {"reason", text.status().message()}};
   }
   auto kv = ParseOsRelease(*text);
@@ -50,8 +51,8 @@ json OsFacts(const Sysroot& root) {
     auto it = kv.find(k);
     return it == kv.end() ? json(nullptr) : json(it->second);
   };
-  return {{"id", get("ID")}, {"version_id", get("VERSION_ID")},
-          {"pretty_name", get("PRETTY_NAME")}};
+  return {
+      {"id", get("ID")}, {"version_id", get("VERSION_ID")}, {"pretty_name", get("PRETTY_NAME")}};
 }
 
 std::string Hostname(const Sysroot& root) {
@@ -75,7 +76,7 @@ std::string Arch(const Sysroot& root) {
 
 void AddShm(const Sysroot& root, json* sys) {
   const std::string path = root.Path("/dev/shm");
-  struct statvfs st{};
+  struct statvfs st {};
   if (!root.IsDir("/dev/shm")) {
     (*sys)["shm_bytes"] = nullptr;
     (*sys)["shm_bytes_reason"] = path + " does not exist";
@@ -83,8 +84,7 @@ void AddShm(const Sysroot& root, json* sys) {
     (*sys)["shm_bytes"] = nullptr;
     (*sys)["shm_bytes_reason"] = "statvfs " + path + " failed";
   } else {
-    (*sys)["shm_bytes"] =
-        static_cast<long long>(st.f_blocks) * static_cast<long long>(st.f_frsize);
+    (*sys)["shm_bytes"] = static_cast<long long>(st.f_blocks) * static_cast<long long>(st.f_frsize);
   }
 }
 
@@ -92,9 +92,8 @@ void AddMemlock(const Sysroot& root, json* sys) {
   if (root.IsReal()) {
     rlimit rl{};
     if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-      (*sys)["memlock"] = rl.rlim_cur == RLIM_INFINITY
-                              ? json("unlimited")
-                              : json(static_cast<long long>(rl.rlim_cur));
+      (*sys)["memlock"] = rl.rlim_cur == RLIM_INFINITY ? json("unlimited")
+                                                       : json(static_cast<long long>(rl.rlim_cur));
       return;
     }
   }
@@ -144,8 +143,7 @@ CpuSummary ParseCpuInfo(const std::string& text) {
     }
   }
   if (cpu.model.empty()) cpu.model = fallback_model;
-  cpu.sockets = sockets.empty() ? (cpu.threads > 0 ? 1 : 0)
-                                : static_cast<int>(sockets.size());
+  cpu.sockets = sockets.empty() ? (cpu.threads > 0 ? 1 : 0) : static_cast<int>(sockets.size());
   if (!cores.empty()) {
     cpu.cores = static_cast<int>(cores.size());
   } else if (cores_per_socket > 0) {
@@ -203,11 +201,14 @@ json CollectSystemFacts(const Sysroot& root) {
   auto cpuinfo = root.Read("/proc/cpuinfo");
   if (cpuinfo.ok()) {
     CpuSummary c = ParseCpuInfo(*cpuinfo);
-    sys["cpu"] = {{"model", c.model}, {"sockets", c.sockets},
-                  {"cores", c.cores}, {"threads", c.threads}};
+    sys["cpu"] = {
+        {"model", c.model}, {"sockets", c.sockets}, {"cores", c.cores}, {"threads", c.threads}};
   } else {
-    sys["cpu"] = {{"model", nullptr}, {"sockets", nullptr}, {"cores", nullptr},
-                  {"threads", nullptr}, {"reason", cpuinfo.status().message()}};
+    sys["cpu"] = {{"model", nullptr},
+                  {"sockets", nullptr},
+                  {"cores", nullptr},
+                  {"threads", nullptr},
+                  {"reason", cpuinfo.status().message()}};
   }
   auto meminfo = root.Read("/proc/meminfo");
   auto mem = meminfo.ok() ? ParseMemTotalBytes(*meminfo) : std::nullopt;

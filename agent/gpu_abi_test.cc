@@ -24,8 +24,8 @@ namespace {
 
 #ifdef CC_HAVE_REAL_GPU_HEADERS
 
-#define EXPECT_SAME_LAYOUT(T)                          \
-  EXPECT_EQ(sizeof(ours::T), sizeof(::T)) << #T;       \
+#define EXPECT_SAME_LAYOUT(T)                    \
+  EXPECT_EQ(sizeof(ours::T), sizeof(::T)) << #T; \
   EXPECT_EQ(alignof(ours::T), alignof(::T)) << #T
 
 #define EXPECT_SAME_OFFSET(T, field) \

@@ -3,8 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "agent/serve.h"

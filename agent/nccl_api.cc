@@ -14,8 +14,7 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
 }
 
 template <typename Fn>
-void Need(const Dynlib& lib, const char* name, Fn* fn,
-          std::vector<std::string>* missing) {
+void Need(const Dynlib& lib, const char* name, Fn* fn, std::vector<std::string>* missing) {
   std::string err;
   if (!lib.Bind(name, fn, &err)) missing->push_back(name);
 }
@@ -36,8 +35,7 @@ std::string NcclApi::Describe(ncclResult_t r, ncclComm_t comm) const {
   return out;
 }
 
-Result<NcclApi> LoadNcclApi(const std::vector<std::string>& dirs,
-                            DynlibSearch* search) {
+Result<NcclApi> LoadNcclApi(const std::vector<std::string>& dirs, DynlibSearch* search) {
   const char* llp = std::getenv("LD_LIBRARY_PATH");
   DynlibSearch local;
   DynlibSearch* s = search ? search : &local;
@@ -45,10 +43,8 @@ Result<NcclApi> LoadNcclApi(const std::vector<std::string>& dirs,
   Dynlib lib = Dynlib::OpenFirst(NcclCandidates(dirs, llp ? llp : ""), s);
   if (!lib.loaded()) {
     std::vector<std::string> tried;
-    for (const auto& a : s->attempts)
-      tried.push_back(a.path + " (" + a.error + ")");
-    return Status::NotFound("libnccl.so.2 not found; searched: " +
-                            Join(tried, ", "));
+    for (const auto& a : s->attempts) tried.push_back(a.path + " (" + a.error + ")");
+    return Status::NotFound("libnccl.so.2 not found; searched: " + Join(tried, ", "));
   }
   NcclApi api;
   api.path = lib.real_path();

@@ -63,8 +63,7 @@ void RemoveLogDir() {
   if (s.log_dir.empty()) return;
   if (DIR* d = opendir(s.log_dir.c_str())) {
     while (dirent* e = readdir(d)) {
-      if (std::strcmp(e->d_name, ".") != 0 &&
-          std::strcmp(e->d_name, "..") != 0) {
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
         unlink((s.log_dir + "/" + e->d_name).c_str());
       }
     }
@@ -80,16 +79,14 @@ Status PrepareEnvironment(const NcclRequest& request, CommandContext& ctx) {
   if (s.env_set) {
     auto want = NcclEnvironment(request, s.log_dir);
     if (want != s.env_applied) {
-      ctx.Log(
-          "warn",
-          "NCCL reads its environment once per process: this request's env is "
-          "ignored, the first request's stays in force");
+      ctx.Log("warn",
+              "NCCL reads its environment once per process: this request's env is "
+              "ignored, the first request's stays in force");
     }
     return Status::Ok();
   }
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(tmp && *tmp ? tmp : "/tmp") + "/clustercheck-nccl-XXXXXX";
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/clustercheck-nccl-XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {
@@ -126,14 +123,11 @@ Json ReadNewLog() {
     closedir(d);
   }
   size_t bytes = text.size();
-  return {{"text", CapLog(text, kMaxNcclLogBytes)},
-          {"bytes", bytes},
-          {"files", files}};
+  return {{"text", CapLog(text, kMaxNcclLogBytes)}, {"bytes", bytes}, {"files", files}};
 }
 
-void EmitOutcome(CommandContext& ctx, const std::string& outcome,
-                 const std::string& reason, const std::string& step = "",
-                 Json extra = Json::object()) {
+void EmitOutcome(CommandContext& ctx, const std::string& outcome, const std::string& reason,
+                 const std::string& step = "", Json extra = Json::object()) {
   Json data = std::move(extra);
   data["outcome"] = outcome;
   if (!reason.empty()) data["reason"] = reason;
@@ -162,11 +156,9 @@ struct Libraries {
 
 // Loads libcuda (and initialises the driver) and libnccl. nullopt after
 // emitting the outcome (skip when absent, fail when broken).
-std::optional<Libraries> LoadLibraries(const NcclRequest& request,
-                                       CommandContext& ctx) {
+std::optional<Libraries> LoadLibraries(const NcclRequest& request, CommandContext& ctx) {
   DynlibSearch cuda_search;
-  auto cuda = LoadCudaApi(LibraryPathsFor(request.library_paths, "libcuda.so"),
-                          &cuda_search);
+  auto cuda = LoadCudaApi(LibraryPathsFor(request.library_paths, "libcuda.so"), &cuda_search);
   if (!cuda.ok()) {
     EmitOutcome(ctx, "skip", cuda.status().message(), "load libcuda",
                 {{"searched", cuda_search.SearchedJson()}});
@@ -177,13 +169,12 @@ std::optional<Libraries> LoadLibraries(const NcclRequest& request,
     // No GPU (or only the toolkit's stub libcuda, no driver) is a skip; a
     // driver that cannot start on a GPU node is a fault.
     bool none = r == CUDA_ERROR_NO_DEVICE || r == CUDA_ERROR_STUB_LIBRARY;
-    EmitOutcome(ctx, none ? "skip" : "fail", "cuInit(0): " + cuda->Describe(r),
-                "cuInit", {{"cuda_path", cuda->path}});
+    EmitOutcome(ctx, none ? "skip" : "fail", "cuInit(0): " + cuda->Describe(r), "cuInit",
+                {{"cuda_path", cuda->path}});
     return std::nullopt;
   }
   DynlibSearch nccl_search;
-  auto nccl = LoadNcclApi(LibraryPathsFor(request.library_paths, "libnccl.so"),
-                          &nccl_search);
+  auto nccl = LoadNcclApi(LibraryPathsFor(request.library_paths, "libnccl.so"), &nccl_search);
   if (!nccl.ok()) {
     EmitOutcome(ctx, "skip", nccl.status().message(), "load libnccl",
                 {{"searched", nccl_search.SearchedJson()}});
@@ -194,8 +185,8 @@ std::optional<Libraries> LoadLibraries(const NcclRequest& request,
 
 // The id for this process's communicator: made here (and emitted) when
 // this process holds rank 0, else the one in the request.
-std::optional<ncclUniqueId> UniqueId(const NcclRequest& request,
-                                     const NcclApi& nccl, CommandContext& ctx) {
+std::optional<ncclUniqueId> UniqueId(const NcclRequest& request, const NcclApi& nccl,
+                                     CommandContext& ctx) {
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);
   if (!request.unique_id_hex.empty()) {
@@ -206,8 +197,7 @@ std::optional<ncclUniqueId> UniqueId(const NcclRequest& request,
   }
   ncclResult_t r = nccl.GetUniqueId(&id);
   if (r != ncclSuccess) {
-    EmitOutcome(ctx, "fail", "ncclGetUniqueId: " + nccl.Describe(r),
-                "unique id");
+    EmitOutcome(ctx, "fail", "ncclGetUniqueId: " + nccl.Describe(r), "unique id");
     return std::nullopt;
   }
   ctx.Result("nccl_id", {{"id", HexEncode(id.internal, sizeof id.internal)}});
@@ -216,9 +206,8 @@ std::optional<ncclUniqueId> UniqueId(const NcclRequest& request,
 
 // Runs the steps; returns how the run ended, *phase the step it ended in
 // and, for data errors, *data_failure why.
-Step RunSteps(NcclRun& run, const NcclRequest& request, const ncclUniqueId& id,
-              CommandContext& ctx, std::string* phase,
-              std::string* data_failure) {
+Step RunSteps(NcclRun& run, const NcclRequest& request, const ncclUniqueId& id, CommandContext& ctx,
+              std::string* phase, std::string* data_failure) {
   const int64_t total = 1 + static_cast<int64_t>(request.sizes.size());
   *phase = "init";
   ctx.Progress(0, total, *phase);
@@ -232,8 +221,7 @@ Step RunSteps(NcclRun& run, const NcclRequest& request, const ncclUniqueId& id,
     ctx.Result("size", result);
     if (!result.value("data_ok", false) && data_failure->empty()) {
       *data_failure = "data check failed at " + std::to_string(bytes) +
-                      " bytes: " + result["mismatches"].dump() +
-                      " wrong elements, first " +
+                      " bytes: " + result["mismatches"].dump() + " wrong elements, first " +
                       result["first_mismatch"].dump();
     }
   }
@@ -252,12 +240,11 @@ Status RunNccl(const Json& args, CommandContext& ctx) {
   if (!libs) return Status::Ok();
   int driver = 0;
   libs->cuda.DriverGetVersion(&driver);
-  ctx.Result("setup",
-             {{"nccl_version", NcclVersionString(libs->nccl.version)},
-              {"nccl_path", libs->nccl.path},
-              {"cuda_path", libs->cuda.path},
-              {"cuda_driver", driver},
-              {"nonblocking_init", libs->nccl.CommInitRankConfig != nullptr}});
+  ctx.Result("setup", {{"nccl_version", NcclVersionString(libs->nccl.version)},
+                       {"nccl_path", libs->nccl.path},
+                       {"cuda_path", libs->cuda.path},
+                       {"cuda_driver", driver},
+                       {"nonblocking_init", libs->nccl.CommInitRankConfig != nullptr}});
   std::optional<ncclUniqueId> id = UniqueId(*request, libs->nccl, ctx);
   if (!id) return Status::Ok();
 
@@ -298,8 +285,7 @@ Status RunNcclId(const Json& args, CommandContext& ctx) {
   if (!request.ok()) return request.status();
   if (Status s = PrepareEnvironment(*request, ctx); !s.ok()) return s;
   DynlibSearch search;
-  auto nccl = LoadNcclApi(LibraryPathsFor(request->library_paths, "libnccl.so"),
-                          &search);
+  auto nccl = LoadNcclApi(LibraryPathsFor(request->library_paths, "libnccl.so"), &search);
   if (!nccl.ok()) {
     EmitOutcome(ctx, "skip", nccl.status().message(), "load libnccl",
                 {{"searched", search.SearchedJson()}});
@@ -308,8 +294,7 @@ Status RunNcclId(const Json& args, CommandContext& ctx) {
   std::optional<ncclUniqueId> id = UniqueId(*request, *nccl, ctx);
   if (!id) return Status::Ok();
   EmitOutcome(ctx, "pass", "", "",
-              {{"nccl_version", NcclVersionString(nccl->version)},
-               {"nccl_path", nccl->path}});
+              {{"nccl_version", NcclVersionString(nccl->version)}, {"nccl_path", nccl->path}});
   return Status::Ok();
 }
 

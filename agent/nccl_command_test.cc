@@ -23,9 +23,7 @@ class FakeContext : public CommandContext {
   void Log(const std::string& level, const std::string& msg) override {
     logs.push_back(level + ": " + msg);
   }
-  void Progress(int64_t, int64_t, const std::string& what) override {
-    progress.push_back(what);
-  }
+  void Progress(int64_t, int64_t, const std::string& what) override { progress.push_back(what); }
   // The controller is there but silent: wait out the deadline.
   std::optional<Json> NextControl(Deadline deadline) override {
     std::this_thread::sleep_until(deadline.at());
@@ -106,9 +104,8 @@ TEST(NcclCommand, RunsOrSkipsCleanlyNamingWhatWasSearched) {
   EXPECT_EQ(sizes, 2);
   ASSERT_NE(ctx.Find("nccl_id"), nullptr) << "rank 0's process makes the id";
   ASSERT_NE(ctx.Find("nccl_log"), nullptr);
-  EXPECT_NE(
-      (*ctx.Find("nccl_log"))["text"].get<std::string>().find("NCCL INFO"),
-      std::string::npos);
+  EXPECT_NE((*ctx.Find("nccl_log"))["text"].get<std::string>().find("NCCL INFO"),
+            std::string::npos);
 }
 
 TEST(NcclCommand, ALibraryWithoutTheDriverApiIsASkipListingMissingSymbols) {
@@ -137,8 +134,7 @@ TEST(NcclCommand, UniqueIdIsOneHundredTwentyEightBytesOfHex) {
   ASSERT_TRUE(RunNcclId(Json::object(), ctx).ok());
   const Json& outcome = ctx.results.back().second;
   if (outcome.value("outcome", "") == "skip") {
-    EXPECT_NE(outcome.value("reason", "").find("libnccl.so.2"),
-              std::string::npos);
+    EXPECT_NE(outcome.value("reason", "").find("libnccl.so.2"), std::string::npos);
     return;
   }
   ASSERT_EQ(outcome.value("outcome", ""), "pass") << outcome.dump();
@@ -157,8 +153,7 @@ TEST(NcclCommand, ANonNcclLibraryIsASkipListingMissingSymbols) {
   ASSERT_TRUE(RunNcclId({{"library_paths", {fake.dir()}}}, ctx).ok());
   const Json& outcome = ctx.results.back().second;
   EXPECT_EQ(outcome.value("outcome", ""), "skip");
-  EXPECT_NE(outcome.value("reason", "").find("lacks ncclGetVersion"),
-            std::string::npos)
+  EXPECT_NE(outcome.value("reason", "").find("lacks ncclGetVersion"), std::string::npos)
       << outcome.dump();
 }
 

@@ -17,12 +17,11 @@ Status Bad(const std::string& field, const std::string& why) {
 Status IntField(const json& args, const char* name, int lo, int hi, int* out) {
   if (!args.contains(name)) return Status::Ok();
   const json& v = args[name];
-  if (!v.is_number_integer())
-    return Bad(name, "must be an integer, got " + v.dump());
+  if (!v.is_number_integer()) return Bad(name, "must be an integer, got " + v.dump());
   int64_t x = v.get<int64_t>();
   if (x < lo || x > hi) {
-    return Bad(name, "must be in [" + std::to_string(lo) + ", " +
-                         std::to_string(hi) + "], got " + std::to_string(x));
+    return Bad(name, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                         std::to_string(x));
   }
   *out = static_cast<int>(x);
   return Status::Ok();
@@ -31,19 +30,16 @@ Status IntField(const json& args, const char* name, int lo, int hi, int* out) {
 Status ParseGpus(const json& args, NcclRequest* r) {
   if (!args.contains("gpus")) return Status::Ok();
   const json& g = args["gpus"];
-  if (!g.is_array() || g.empty())
-    return Bad("gpus", "must be a non-empty array of device indices");
+  if (!g.is_array() || g.empty()) return Bad("gpus", "must be a non-empty array of device indices");
   r->gpus.clear();
   std::set<int> seen;
   for (const auto& d : g) {
-    if (!d.is_number_integer() || d.get<int64_t>() < 0 ||
-        d.get<int64_t>() > 1023) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > 1023) {
       return Bad("gpus", "has a bad device index " + d.dump());
     }
     int i = d.get<int>();
     // One rank per GPU per process: NCCL refuses a GPU twice in a comm.
-    if (!seen.insert(i).second)
-      return Bad("gpus", "names GPU " + std::to_string(i) + " twice");
+    if (!seen.insert(i).second) return Bad("gpus", "names GPU " + std::to_string(i) + " twice");
     r->gpus.push_back(i);
   }
   return Status::Ok();
@@ -52,21 +48,16 @@ Status ParseGpus(const json& args, NcclRequest* r) {
 Status ParseSizeList(const json& args, NcclRequest* r) {
   if (!args.contains("sizes")) return Status::Ok();
   const json& s = args["sizes"];
-  if (!s.is_array() || s.empty())
-    return Bad("sizes", "must be a non-empty array of byte counts");
+  if (!s.is_array() || s.empty()) return Bad("sizes", "must be a non-empty array of byte counts");
   if (s.size() > 64) return Bad("sizes", "has more than 64 sizes");
   r->sizes.clear();
   for (const auto& v : s) {
     if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
-      return Bad("sizes",
-                 "has " + v.dump() + ": sizes are positive byte counts");
+      return Bad("sizes", "has " + v.dump() + ": sizes are positive byte counts");
     }
     uint64_t b = v.get<uint64_t>();
-    if (b % 4 != 0)
-      return Bad("sizes",
-                 "has " + v.dump() + ": not a multiple of 4 (float data)");
-    if (b > kMaxNcclBytes)
-      return Bad("sizes", "has " + v.dump() + ": above 16G per buffer");
+    if (b % 4 != 0) return Bad("sizes", "has " + v.dump() + ": not a multiple of 4 (float data)");
+    if (b > kMaxNcclBytes) return Bad("sizes", "has " + v.dump() + ": above 16G per buffer");
     r->sizes.push_back(b);
   }
   return Status::Ok();
@@ -84,19 +75,16 @@ Status ParseEnv(const json& args, NcclRequest* r) {
   const json& e = args["env"];
   if (!e.is_object()) return Bad("env", "must be an object of NAME: value");
   for (const auto& [k, v] : e.items()) {
-    if (!EnvNameOk(k))
-      return Bad("env", "has '" + k + "': only NCCL_* and CUDA_* may be set");
+    if (!EnvNameOk(k)) return Bad("env", "has '" + k + "': only NCCL_* and CUDA_* may be set");
     std::string value;
     if (v.is_string()) {
       value = v.get<std::string>();
     } else if (v.is_number_integer() || v.is_boolean()) {
-      value = v.is_boolean() ? (v.get<bool>() ? "1" : "0")
-                             : std::to_string(v.get<int64_t>());
+      value = v.is_boolean() ? (v.get<bool>() ? "1" : "0") : std::to_string(v.get<int64_t>());
     } else {
       return Bad("env." + k, "must be a string or an integer, got " + v.dump());
     }
-    if (value.find('\0') != std::string::npos)
-      return Bad("env." + k, "has a NUL byte");
+    if (value.find('\0') != std::string::npos) return Bad("env." + k, "has a NUL byte");
     r->env.emplace_back(k, value);
   }
   return Status::Ok();
@@ -105,11 +93,9 @@ Status ParseEnv(const json& args, NcclRequest* r) {
 Status ParsePaths(const json& args, NcclRequest* r) {
   if (!args.contains("library_paths")) return Status::Ok();
   const json& p = args["library_paths"];
-  if (!p.is_array())
-    return Bad("library_paths", "must be an array of directories or files");
+  if (!p.is_array()) return Bad("library_paths", "must be an array of directories or files");
   for (const auto& d : p) {
-    if (!d.is_string())
-      return Bad("library_paths", "has " + d.dump() + ": not a string");
+    if (!d.is_string()) return Bad("library_paths", "has " + d.dump() + ": not a string");
     r->library_paths.push_back(d.get<std::string>());
   }
   return Status::Ok();
@@ -118,29 +104,24 @@ Status ParsePaths(const json& args, NcclRequest* r) {
 }  // namespace
 
 Result<NcclRequest> ParseNcclRequest(const json& args) {
-  if (!args.is_object())
-    return Status::BadArgument("nccl: args must be an object");
+  if (!args.is_object()) return Status::BadArgument("nccl: args must be an object");
   NcclRequest r;
   if (!args.contains("nranks")) return Bad("nranks", "is required");
-  for (Status s :
-       {IntField(args, "nranks", 1, kMaxExactRanks, &r.nranks),
-        IntField(args, "rank_base", 0, kMaxExactRanks - 1, &r.rank_base),
-        IntField(args, "iters", 1, 100000, &r.iters),
-        IntField(args, "warmup", 0, 100000, &r.warmup), ParseGpus(args, &r),
-        ParseSizeList(args, &r), ParseEnv(args, &r), ParsePaths(args, &r)}) {
+  for (Status s : {IntField(args, "nranks", 1, kMaxExactRanks, &r.nranks),
+                   IntField(args, "rank_base", 0, kMaxExactRanks - 1, &r.rank_base),
+                   IntField(args, "iters", 1, 100000, &r.iters),
+                   IntField(args, "warmup", 0, 100000, &r.warmup), ParseGpus(args, &r),
+                   ParseSizeList(args, &r), ParseEnv(args, &r), ParsePaths(args, &r)}) {
     if (!s.ok()) return s;
   }
   if (r.rank_base + static_cast<int>(r.gpus.size()) > r.nranks) {
-    return Bad("rank_base", "+ " + std::to_string(r.gpus.size()) +
-                                " GPUs exceeds nranks " +
+    return Bad("rank_base", "+ " + std::to_string(r.gpus.size()) + " GPUs exceeds nranks " +
                                 std::to_string(r.nranks));
   }
   if (args.contains("timeout_s")) {
     const json& t = args["timeout_s"];
-    if (!t.is_number() || !(t.get<double>() > 0) ||
-        !std::isfinite(t.get<double>())) {
-      return Bad("timeout_s",
-                 "must be a positive number of seconds, got " + t.dump());
+    if (!t.is_number() || !(t.get<double>() > 0) || !std::isfinite(t.get<double>())) {
+      return Bad("timeout_s", "must be a positive number of seconds, got " + t.dump());
     }
     r.timeout_s = t.get<double>();
   }
@@ -153,8 +134,7 @@ Result<NcclRequest> ParseNcclRequest(const json& args) {
   } else if (r.rank_base != 0) {
     // The id carries the address of a listener in the process that made it:
     // only the process holding rank 0 may create it.
-    return Bad("unique_id",
-               "is required unless this process holds rank 0 (rank_base 0)");
+    return Bad("unique_id", "is required unless this process holds rank 0 (rank_base 0)");
   }
   return r;
 }
@@ -173,8 +153,7 @@ std::string HexEncode(const void* data, size_t n) {
 
 Result<std::vector<uint8_t>> HexDecode(const std::string& hex, size_t bytes) {
   if (hex.size() != 2 * bytes) {
-    return Status::BadArgument("expected " + std::to_string(2 * bytes) +
-                               " hex digits, got " +
+    return Status::BadArgument("expected " + std::to_string(2 * bytes) + " hex digits, got " +
                                std::to_string(hex.size()));
   }
   auto nibble = [](char c) -> int {
@@ -195,8 +174,8 @@ Result<std::vector<uint8_t>> HexDecode(const std::string& hex, size_t bytes) {
   return out;
 }
 
-size_t CountMismatches(const float* got, size_t count, size_t first_index,
-                       int nranks, size_t* first_bad) {
+size_t CountMismatches(const float* got, size_t count, size_t first_index, int nranks,
+                       size_t* first_bad) {
   size_t bad = 0;
   for (size_t i = 0; i < count; ++i) {
     // Exact comparison on purpose: every value is a small integer.
@@ -208,15 +187,14 @@ size_t CountMismatches(const float* got, size_t count, size_t first_index,
   return bad;
 }
 
-std::vector<std::pair<std::string, std::string>> NcclEnvironment(
-    const NcclRequest& request, const std::string& log_dir) {
+std::vector<std::pair<std::string, std::string>> NcclEnvironment(const NcclRequest& request,
+                                                                 const std::string& log_dir) {
   std::vector<std::pair<std::string, std::string>> env;
   std::string subsys;
   for (const auto& [k, v] : request.env) {
     if (k == "NCCL_DEBUG_SUBSYS") {
       subsys = v;
-    } else if (k != "NCCL_DEBUG" && k != "NCCL_DEBUG_FILE" &&
-               k != "NCCL_COMM_BLOCKING") {
+    } else if (k != "NCCL_DEBUG" && k != "NCCL_DEBUG_FILE" && k != "NCCL_COMM_BLOCKING") {
       env.emplace_back(k, v);
     }
   }
@@ -253,8 +231,7 @@ std::vector<std::string> LibraryPathsFor(const std::vector<std::string>& paths,
 std::string CapLog(const std::string& text, size_t cap) {
   if (text.size() <= cap) return text;
   std::string marker = "\n[clustercheck: " + std::to_string(text.size()) +
-                       " bytes of NCCL log, middle cut to fit " +
-                       std::to_string(cap) + "]\n";
+                       " bytes of NCCL log, middle cut to fit " + std::to_string(cap) + "]\n";
   if (cap <= marker.size()) return text.substr(0, cap);
   size_t room = cap - marker.size();
   size_t head = room * 3 / 4;

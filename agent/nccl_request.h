@@ -23,8 +23,8 @@ inline constexpr uint64_t kMaxNcclBytes = uint64_t{16} << 30;  // per buffer
 inline constexpr size_t kMaxNcclLogBytes = size_t{1} << 20;
 
 struct NcclRequest {
-  int rank_base = 0;  // global rank of gpus[0]; gpus[i] gets rank_base + i
-  int nranks = 0;     // ranks in the whole communicator
+  int rank_base = 0;            // global rank of gpus[0]; gpus[i] gets rank_base + i
+  int nranks = 0;               // ranks in the whole communicator
   std::vector<int> gpus = {0};  // local CUDA device ordinals
   // 256 hex digits; empty: this process holds rank 0, creates the id and
   // emits it (result "nccl_id") before it waits for the others.
@@ -55,20 +55,19 @@ inline float NcclFillValue(int rank, size_t i) {
 }
 // The AllReduce (sum) of NcclFillValue over ranks 0..nranks-1.
 inline float NcclExpectedSum(int nranks, size_t i) {
-  return static_cast<float>(nranks * (nranks + 1) / 2 +
-                            nranks * static_cast<int>(i % 7));
+  return static_cast<float>(nranks * (nranks + 1) / 2 + nranks * static_cast<int>(i % 7));
 }
 // Elements of got[0..count) (element offset `first_index`) that differ from
 // NcclExpectedSum; *first_bad gets the first such index, if any.
-size_t CountMismatches(const float* got, size_t count, size_t first_index,
-                       int nranks, size_t* first_bad);
+size_t CountMismatches(const float* got, size_t count, size_t first_index, int nranks,
+                       size_t* first_bad);
 
 // The environment set before NCCL is loaded: the request's variables, then
 // NCCL_DEBUG=INFO, NCCL_DEBUG_FILE=<log_dir>/nccl-%h-%p.log,
 // NCCL_DEBUG_SUBSYS with INIT and NET added to whatever was asked, and
 // NCCL_COMM_BLOCKING=0 (a blocking init could not be aborted).
-std::vector<std::pair<std::string, std::string>> NcclEnvironment(
-    const NcclRequest& request, const std::string& log_dir);
+std::vector<std::pair<std::string, std::string>> NcclEnvironment(const NcclRequest& request,
+                                                                 const std::string& log_dir);
 
 // The entries of library_paths meant for `lib` ("libcuda.so", "libnccl.so"):
 // directories, and files whose name starts with `lib`. A file given for

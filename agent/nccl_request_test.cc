@@ -61,8 +61,7 @@ TEST(NcclRequest, BadArgumentsNameTheField) {
       {{{"nranks", 2}, {"gpus", {0, 0}}}, "gpus"},
       {{{"nranks", 2}, {"gpus", {-1}}}, "gpus"},
       {{{"nranks", 2}, {"gpus", json::array()}}, "gpus"},
-      {{{"nranks", 2}, {"rank_base", 1}, {"gpus", {0, 1}}, {"unique_id", Id()}},
-       "rank_base"},
+      {{{"nranks", 2}, {"rank_base", 1}, {"gpus", {0, 1}}, {"unique_id", Id()}}, "rank_base"},
       {{{"nranks", 2}, {"rank_base", 1}}, "unique_id"},
       {{{"nranks", 2}, {"unique_id", "abc"}}, "unique_id"},
       {{{"nranks", 2}, {"unique_id", std::string(256, 'g')}}, "unique_id"},
@@ -87,8 +86,7 @@ TEST(NcclRequest, BadArgumentsNameTheField) {
 
 TEST(NcclRequest, HexRoundTripsA128ByteId) {
   std::vector<uint8_t> id(kNcclUniqueIdBytes);
-  for (size_t i = 0; i < id.size(); ++i)
-    id[i] = static_cast<uint8_t>(i * 37 + 5);
+  for (size_t i = 0; i < id.size(); ++i) id[i] = static_cast<uint8_t>(i * 37 + 5);
   std::string hex = HexEncode(id.data(), id.size());
   EXPECT_EQ(hex.size(), 256u);
   auto back = HexDecode(hex, kNcclUniqueIdBytes);
@@ -141,14 +139,12 @@ TEST(NcclRequest, EnvironmentForcesDebugAndKeepsExtraSubsystems) {
 }
 
 TEST(NcclRequest, LibraryFilesGoOnlyToTheirOwnLibrary) {
-  std::vector<std::string> paths = {"/opt/nccl/lib", "/x/libnccl.so.2",
-                                    "/usr/lib/libcuda.so.1", "/lib64/"};
+  std::vector<std::string> paths = {"/opt/nccl/lib", "/x/libnccl.so.2", "/usr/lib/libcuda.so.1",
+                                    "/lib64/"};
   EXPECT_EQ(LibraryPathsFor(paths, "libnccl.so"),
-            (std::vector<std::string>{"/opt/nccl/lib", "/x/libnccl.so.2",
-                                      "/lib64/"}));
+            (std::vector<std::string>{"/opt/nccl/lib", "/x/libnccl.so.2", "/lib64/"}));
   EXPECT_EQ(LibraryPathsFor(paths, "libcuda.so"),
-            (std::vector<std::string>{"/opt/nccl/lib", "/usr/lib/libcuda.so.1",
-                                      "/lib64/"}));
+            (std::vector<std::string>{"/opt/nccl/lib", "/usr/lib/libcuda.so.1", "/lib64/"}));
 }
 
 TEST(NcclRequest, LongLogsKeepHeadAndTail) {

@@ -21,8 +21,8 @@ std::string Bytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 }  // namespace
 
-NcclRun::NcclRun(const CudaApi& cuda, const NcclApi& nccl,
-                 const NcclRequest& request, CommandContext& ctx)
+NcclRun::NcclRun(const CudaApi& cuda, const NcclApi& nccl, const NcclRequest& request,
+                 CommandContext& ctx)
     : cuda_(cuda), nccl_(nccl), request_(request), ctx_(ctx) {}
 
 NcclRun::~NcclRun() {
@@ -30,8 +30,7 @@ NcclRun::~NcclRun() {
   if (gpus_busy_) {
     // cuMemFree and a context's destruction wait for running kernels; the
     // agent must not hang in clean-up, so it leaks instead.
-    ctx_.Log("warn",
-             "GPU work still running after abort: buffers and contexts leaked");
+    ctx_.Log("warn", "GPU work still running after abort: buffers and contexts leaked");
     return;
   }
   FreeBuffers();
@@ -46,57 +45,44 @@ NcclRun::~NcclRun() {
   cuda_.CtxSetCurrent(nullptr);
 }
 
-Step NcclRun::Cuda(CUresult r, const std::string& what,
-                   const LocalRank& lr) const {
+Step NcclRun::Cuda(CUresult r, const std::string& what, const LocalRank& lr) const {
   if (r == CUDA_SUCCESS) return {};
-  return {StepEnd::kFail, what + " on GPU " + std::to_string(lr.ordinal) +
-                              ": " + cuda_.Describe(r)};
+  return {StepEnd::kFail,
+          what + " on GPU " + std::to_string(lr.ordinal) + ": " + cuda_.Describe(r)};
 }
 
 Step NcclRun::SetUpGpus() {
   int count = 0;
   CUresult r = cuda_.DeviceGetCount(&count);
-  if (r != CUDA_SUCCESS)
-    return {StepEnd::kFail, "cuDeviceGetCount: " + cuda_.Describe(r)};
+  if (r != CUDA_SUCCESS) return {StepEnd::kFail, "cuDeviceGetCount: " + cuda_.Describe(r)};
   for (size_t i = 0; i < request_.gpus.size(); ++i) {
     LocalRank lr;
     lr.ordinal = request_.gpus[i];
     lr.rank = request_.rank_base + static_cast<int>(i);
     if (lr.ordinal >= count) {
-      return {StepEnd::kFail, "GPU " + std::to_string(lr.ordinal) +
-                                  " requested but the node has " +
+      return {StepEnd::kFail, "GPU " + std::to_string(lr.ordinal) + " requested but the node has " +
                                   std::to_string(count) + " GPU(s)"};
     }
-    if (Step s = Cuda(cuda_.DeviceGet(&lr.dev, lr.ordinal), "cuDeviceGet", lr);
-        !s.ok())
-      return s;
-    Step s = Cuda(cuda_.DevicePrimaryCtxRetain(&lr.ctx, lr.dev),
-                  "cuDevicePrimaryCtxRetain", lr);
+    if (Step s = Cuda(cuda_.DeviceGet(&lr.dev, lr.ordinal), "cuDeviceGet", lr); !s.ok()) return s;
+    Step s = Cuda(cuda_.DevicePrimaryCtxRetain(&lr.ctx, lr.dev), "cuDevicePrimaryCtxRetain", lr);
     if (!s.ok()) return s;
     ranks_.push_back(lr);  // from here the destructor releases it
     LocalRank& in = ranks_.back();
-    if (s = Cuda(cuda_.CtxSetCurrent(in.ctx), "cuCtxSetCurrent", in); !s.ok())
-      return s;
+    if (s = Cuda(cuda_.CtxSetCurrent(in.ctx), "cuCtxSetCurrent", in); !s.ok()) return s;
     // A blocking stream: it waits for the fills and memsets that run on the
     // legacy default stream before the collectives.
-    if (s = Cuda(cuda_.StreamCreate(&in.stream, CU_STREAM_DEFAULT),
-                 "cuStreamCreate", in);
+    if (s = Cuda(cuda_.StreamCreate(&in.stream, CU_STREAM_DEFAULT), "cuStreamCreate", in);
         !s.ok()) {
       return s;
     }
-    if (s = Cuda(cuda_.EventCreate(&in.start, CU_EVENT_DEFAULT),
-                 "cuEventCreate", in);
-        !s.ok()) {
+    if (s = Cuda(cuda_.EventCreate(&in.start, CU_EVENT_DEFAULT), "cuEventCreate", in); !s.ok()) {
       return s;
     }
-    if (s = Cuda(cuda_.EventCreate(&in.stop, CU_EVENT_DEFAULT), "cuEventCreate",
-                 in);
-        !s.ok()) {
+    if (s = Cuda(cuda_.EventCreate(&in.stop, CU_EVENT_DEFAULT), "cuEventCreate", in); !s.ok()) {
       return s;
     }
     char bus[64] = {0};
-    if (cuda_.DeviceGetPCIBusId(bus, sizeof bus - 1, in.dev) == CUDA_SUCCESS)
-      in.bus_id = bus;
+    if (cuda_.DeviceGetPCIBusId(bus, sizeof bus - 1, in.dev) == CUDA_SUCCESS) in.bus_id = bus;
   }
   return {};
 }
@@ -104,8 +90,7 @@ Step NcclRun::SetUpGpus() {
 Json NcclRun::GpuJson() const {
   Json out = Json::array();
   for (const auto& lr : ranks_) {
-    out.push_back(
-        {{"index", lr.ordinal}, {"rank", lr.rank}, {"pci_bus_id", lr.bus_id}});
+    out.push_back({{"index", lr.ordinal}, {"rank", lr.rank}, {"pci_bus_id", lr.bus_id}});
   }
   return out;
 }
@@ -113,10 +98,9 @@ Json NcclRun::GpuJson() const {
 Step NcclRun::InitComms(const ncclUniqueId& id) {
   if (nccl_.CommInitRankConfig == nullptr) {
     // A blocking ncclCommInitRank cannot be stopped at a deadline.
-    return {StepEnd::kFail,
-            "NCCL " + NcclVersionString(nccl_.version) +
-                " lacks ncclCommInitRankConfig (2.14+): init could not be "
-                "bounded by a deadline"};
+    return {StepEnd::kFail, "NCCL " + NcclVersionString(nccl_.version) +
+                                " lacks ncclCommInitRankConfig (2.14+): init could not be "
+                                "bounded by a deadline"};
   }
   // Safe with any NCCL >= 2.14: it copies min(config.size, its own sizeof)
   // and ignores fields it does not know (src/init.cc, parseCommConfig).
@@ -125,10 +109,8 @@ Step NcclRun::InitComms(const ncclUniqueId& id) {
   std::string failed;
   nccl_.GroupStart();
   for (auto& lr : ranks_) {
-    cuda_.CtxSetCurrent(
-        lr.ctx);  // NCCL takes the device from the current context
-    ncclResult_t r = nccl_.CommInitRankConfig(&lr.comm, request_.nranks, id,
-                                              lr.rank, &config);
+    cuda_.CtxSetCurrent(lr.ctx);  // NCCL takes the device from the current context
+    ncclResult_t r = nccl_.CommInitRankConfig(&lr.comm, request_.nranks, id, lr.rank, &config);
     if (r != ncclSuccess && r != ncclInProgress && failed.empty()) {
       failed = "ncclCommInitRankConfig rank " + std::to_string(lr.rank) + ": " +
                nccl_.Describe(r, lr.comm);
@@ -147,25 +129,24 @@ Step NcclRun::WaitComms(Deadline deadline, const std::string& step) {
     bool ready = true;
     for (const auto& lr : ranks_) {
       if (lr.comm == nullptr)
-        return {StepEnd::kFail, step + ": rank " + std::to_string(lr.rank) +
-                                    " has no communicator"};
+        return {StepEnd::kFail,
+                step + ": rank " + std::to_string(lr.rank) + " has no communicator"};
       ncclResult_t e = ncclSuccess;
       ncclResult_t r = nccl_.CommGetAsyncError(lr.comm, &e);
       if (r != ncclSuccess) e = r;
       if (e == ncclInProgress) {
         ready = false;
       } else if (e != ncclSuccess) {
-        return {StepEnd::kFail, step + ": rank " + std::to_string(lr.rank) +
-                                    ": " + nccl_.Describe(e, lr.comm)};
+        return {StepEnd::kFail,
+                step + ": rank " + std::to_string(lr.rank) + ": " + nccl_.Describe(e, lr.comm)};
       }
     }
     if (ready) return {};
     if (deadline.Passed()) {
-      return {StepEnd::kHang, step + ": not done within " +
-                                  std::to_string(request_.timeout_s) + " s"};
+      return {StepEnd::kHang,
+              step + ": not done within " + std::to_string(request_.timeout_s) + " s"};
     }
-    if (!Pause())
-      return {StepEnd::kAborted, step + ": aborted by the controller"};
+    if (!Pause()) return {StepEnd::kAborted, step + ": aborted by the controller"};
   }
 }
 
@@ -179,21 +160,21 @@ Step NcclRun::WaitStreams(Deadline deadline, const std::string& step) {
         idle = false;
       } else if (q != CUDA_SUCCESS) {
         gpus_busy_ = true;  // a sticky CUDA error: do not trust the context
-        return {StepEnd::kFail, step + ": GPU " + std::to_string(lr.ordinal) +
-                                    ": " + cuda_.Describe(q)};
+        return {StepEnd::kFail,
+                step + ": GPU " + std::to_string(lr.ordinal) + ": " + cuda_.Describe(q)};
       }
       ncclResult_t e = ncclSuccess;
       if (lr.comm != nullptr) nccl_.CommGetAsyncError(lr.comm, &e);
       if (e != ncclSuccess && e != ncclInProgress) {
-        return {StepEnd::kFail, step + ": rank " + std::to_string(lr.rank) +
-                                    ": " + nccl_.Describe(e, lr.comm)};
+        return {StepEnd::kFail,
+                step + ": rank " + std::to_string(lr.rank) + ": " + nccl_.Describe(e, lr.comm)};
       }
     }
     if (idle) return {};
     if (deadline.Passed()) {
       gpus_busy_ = true;
-      return {StepEnd::kHang, step + ": not done within " +
-                                  std::to_string(request_.timeout_s) + " s"};
+      return {StepEnd::kHang,
+              step + ": not done within " + std::to_string(request_.timeout_s) + " s"};
     }
     if (!Pause()) {
       gpus_busy_ = true;
@@ -233,13 +214,9 @@ bool NcclRun::Pause() {
 Step NcclRun::Alloc(uint64_t bytes) {
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
-    if (Step s = Cuda(cuda_.MemAlloc(&lr.send, bytes),
-                      "cuMemAlloc " + Bytes(bytes), lr);
-        !s.ok())
+    if (Step s = Cuda(cuda_.MemAlloc(&lr.send, bytes), "cuMemAlloc " + Bytes(bytes), lr); !s.ok())
       return s;
-    if (Step s = Cuda(cuda_.MemAlloc(&lr.recv, bytes),
-                      "cuMemAlloc " + Bytes(bytes), lr);
-        !s.ok())
+    if (Step s = Cuda(cuda_.MemAlloc(&lr.recv, bytes), "cuMemAlloc " + Bytes(bytes), lr); !s.ok())
       return s;
   }
   return {};
@@ -262,33 +239,29 @@ Step NcclRun::Fill(uint64_t bytes) {
     for (uint64_t off = 0; off < bytes; off += kChunkBytes) {
       uint64_t n = std::min(kChunkBytes, bytes - off);
       size_t first = off / sizeof(float);
-      for (size_t i = 0; i < n / sizeof(float); ++i)
-        host[i] = NcclFillValue(lr.rank, first + i);
-      if (Step s = Cuda(cuda_.MemcpyHtoD(lr.send + off, host.data(), n),
-                        "cuMemcpyHtoD", lr);
+      for (size_t i = 0; i < n / sizeof(float); ++i) host[i] = NcclFillValue(lr.rank, first + i);
+      if (Step s = Cuda(cuda_.MemcpyHtoD(lr.send + off, host.data(), n), "cuMemcpyHtoD", lr);
           !s.ok())
         return s;
     }
-    Step s = Cuda(cuda_.MemsetD32(lr.recv, kNanBits, bytes / sizeof(float)),
-                  "cuMemsetD32", lr);
+    Step s = Cuda(cuda_.MemsetD32(lr.recv, kNanBits, bytes / sizeof(float)), "cuMemsetD32", lr);
     if (!s.ok()) return s;
   }
   return {};
 }
 
-Step NcclRun::Launch(int iters, uint64_t count, Deadline deadline,
-                     const std::string& step) {
+Step NcclRun::Launch(int iters, uint64_t count, Deadline deadline, const std::string& step) {
   for (int it = 0; it < iters; ++it) {
     nccl_.GroupStart();
     std::string failed;
     for (auto& lr : ranks_) {
       cuda_.CtxSetCurrent(lr.ctx);
-      ncclResult_t r = nccl_.AllReduce(reinterpret_cast<const void*>(lr.send),
-                                       reinterpret_cast<void*>(lr.recv), count,
-                                       ncclFloat, ncclSum, lr.comm, lr.stream);
+      ncclResult_t r =
+          nccl_.AllReduce(reinterpret_cast<const void*>(lr.send), reinterpret_cast<void*>(lr.recv),
+                          count, ncclFloat, ncclSum, lr.comm, lr.stream);
       if (r != ncclSuccess && r != ncclInProgress && failed.empty()) {
-        failed = step + ": ncclAllReduce rank " + std::to_string(lr.rank) +
-                 ": " + nccl_.Describe(r, lr.comm);
+        failed = step + ": ncclAllReduce rank " + std::to_string(lr.rank) + ": " +
+                 nccl_.Describe(r, lr.comm);
       }
     }
     ncclResult_t r = nccl_.GroupEnd();
@@ -311,14 +284,12 @@ Step NcclRun::Check(uint64_t bytes, size_t* mismatches, Json* first) {
     cuda_.CtxSetCurrent(lr.ctx);
     for (uint64_t off = 0; off < bytes; off += kChunkBytes) {
       uint64_t n = std::min(kChunkBytes, bytes - off);
-      if (Step s = Cuda(cuda_.MemcpyDtoH(host.data(), lr.recv + off, n),
-                        "cuMemcpyDtoH", lr);
+      if (Step s = Cuda(cuda_.MemcpyDtoH(host.data(), lr.recv + off, n), "cuMemcpyDtoH", lr);
           !s.ok())
         return s;
       size_t at = 0;
       size_t index0 = off / sizeof(float);
-      size_t bad = CountMismatches(host.data(), n / sizeof(float), index0,
-                                   request_.nranks, &at);
+      size_t bad = CountMismatches(host.data(), n / sizeof(float), index0, request_.nranks, &at);
       if (bad > 0 && *mismatches == 0) {
         *first = {{"rank", lr.rank},
                   {"index", at},
@@ -339,24 +310,19 @@ Step NcclRun::RunSize(uint64_t bytes, Json* result) {
   if (Step s = Fill(bytes); !s.ok()) return s;
   if (request_.warmup > 0) {
     Deadline d = StepDeadline();
-    if (Step s = Launch(request_.warmup, count, d, step + " (warmup)"); !s.ok())
-      return s;
+    if (Step s = Launch(request_.warmup, count, d, step + " (warmup)"); !s.ok()) return s;
     if (Step s = WaitStreams(d, step + " (warmup)"); !s.ok()) return s;
   }
   Deadline d = StepDeadline();
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
-    if (Step s =
-            Cuda(cuda_.EventRecord(lr.start, lr.stream), "cuEventRecord", lr);
-        !s.ok())
+    if (Step s = Cuda(cuda_.EventRecord(lr.start, lr.stream), "cuEventRecord", lr); !s.ok())
       return s;
   }
   if (Step s = Launch(request_.iters, count, d, step); !s.ok()) return s;
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
-    if (Step s =
-            Cuda(cuda_.EventRecord(lr.stop, lr.stream), "cuEventRecord", lr);
-        !s.ok())
+    if (Step s = Cuda(cuda_.EventRecord(lr.stop, lr.stream), "cuEventRecord", lr); !s.ok())
       return s;
   }
   if (Step s = WaitStreams(d, step); !s.ok()) return s;
@@ -367,8 +333,7 @@ Step NcclRun::RunSize(uint64_t bytes, Json* result) {
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
     float ms = 0;
-    if (Step s = Cuda(cuda_.EventElapsedTime(&ms, lr.start, lr.stop),
-                      "cuEventElapsedTime", lr);
+    if (Step s = Cuda(cuda_.EventElapsedTime(&ms, lr.start, lr.stop), "cuEventElapsedTime", lr);
         !s.ok())
       return s;
     worst_ms = std::max(worst_ms, static_cast<double>(ms));
@@ -388,8 +353,7 @@ Step NcclRun::RunSize(uint64_t bytes, Json* result) {
              {"time_us", seconds * 1e6},
              {"time_us_per_gpu", per_gpu},
              {"algbw", AlgBandwidthGBps(bytes, seconds)},
-             {"busbw", BusBandwidthGBps(Collective::kAllReduce, bytes, seconds,
-                                        request_.nranks)},
+             {"busbw", BusBandwidthGBps(Collective::kAllReduce, bytes, seconds, request_.nranks)},
              {"data_ok", mismatches == 0},
              {"mismatches", mismatches}};
   if (mismatches > 0) (*result)["first_mismatch"] = first;
@@ -405,8 +369,7 @@ Step NcclRun::Finish() {
       ncclResult_t r = nccl_.CommFinalize(lr.comm);
       if (r != ncclSuccess && r != ncclInProgress) {
         AbortAll();
-        return {StepEnd::kFail,
-                "ncclCommFinalize: " + nccl_.Describe(r, lr.comm)};
+        return {StepEnd::kFail, "ncclCommFinalize: " + nccl_.Describe(r, lr.comm)};
       }
     }
     if (Step s = WaitComms(StepDeadline(), "finalize"); !s.ok()) {

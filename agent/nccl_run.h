@@ -73,8 +73,7 @@ class NcclRun {
   Step Alloc(uint64_t bytes);
   void FreeBuffers();
   Step Fill(uint64_t bytes);
-  Step Launch(int iters, uint64_t count, Deadline deadline,
-              const std::string& step);
+  Step Launch(int iters, uint64_t count, Deadline deadline, const std::string& step);
   Step WaitComms(Deadline deadline, const std::string& step);
   Step WaitStreams(Deadline deadline, const std::string& step);
   Step Check(uint64_t bytes, size_t* mismatches, Json* first);
@@ -82,9 +81,7 @@ class NcclRun {
   // Waits about a millisecond for a control line; false when the controller
   // went away or asked to abort.
   bool Pause();
-  Deadline StepDeadline() const {
-    return Deadline::InSeconds(request_.timeout_s);
-  }
+  Deadline StepDeadline() const { return Deadline::InSeconds(request_.timeout_s); }
 
   const CudaApi& cuda_;
   const NcclApi& nccl_;

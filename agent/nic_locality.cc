@@ -85,7 +85,8 @@ json GpuNicLocality(const Sysroot& root, const json& gpu, const json& network,
     json list = json::array();
     for (const auto& [name, pci] : nics) {
       PciDevice nd = Lookup(root, pci);
-      list.push_back({{"name", name}, {"pci", pci},
+      list.push_back({{"name", name},
+                      {"pci", pci},
                       {"level", PciLocality(gd.path, nd.path, gd.numa, nd.numa)}});
     }
     out.push_back({{"gpu", g.value("index", json(nullptr))}, {"bus_id", bus}, {"nics", list}});

@@ -4,11 +4,10 @@
 // bandwidth with GPUDirect RDMA.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "agent/sysroot.h"
 

@@ -3,8 +3,8 @@
 //
 // 1. request args {addresses: [{nic, addr}], token, hold_s, port}: on
 //    every address a TCP listener answering `token` and a UDP echo
-//    (df_probe.h), each on `port`, or a free port when it is 0 or taken; emits result "listening" {listeners: [{nic, addr,
-//    tcp_port, udp_port, error}]} (error "" when both listen).
+//    (df_probe.h), each on `port`, or a free port when it is 0 or taken; emits result "listening"
+//    {listeners: [{nic, addr, tcp_port, udp_port, error}]} (error "" when both listen).
 // 2. control "probe" {targets: [{node, subnet, addr, tcp_port, udp_port,
 //    mtu_bytes}], tokens: {node: token}, timeout_ms, tries, parallel}: a
 //    TCP connect with token check to every target, then a small and a
@@ -41,8 +41,8 @@ Status ListenAll(const Json& args, std::vector<Endpoint>* eps, double* hold_s) {
     return Status::BadArgument("nics: args.addresses must be an array of at most " +
                                std::to_string(kMaxAddresses) + " {nic, addr}");
   }
-  if (!args.contains("token") || !args["token"].is_string() || args["token"].get<std::string>().empty() ||
-      args["token"].get<std::string>().size() > 200) {
+  if (!args.contains("token") || !args["token"].is_string() ||
+      args["token"].get<std::string>().empty() || args["token"].get<std::string>().size() > 200) {
     return Status::BadArgument("nics: args.token must be a string of 1..200 characters");
   }
   std::string token = args["token"];
@@ -55,7 +55,8 @@ Status ListenAll(const Json& args, std::vector<Endpoint>* eps, double* hold_s) {
   if (*hold_s <= 0) return Status::BadArgument("nics: args.hold_s must be positive");
   for (const Json& a : args["addresses"]) {
     if (!a.is_object() || !a.contains("addr") || !a["addr"].is_string()) {
-      return Status::BadArgument("nics: an address needs addr (string): " + a.dump().substr(0, 200));
+      return Status::BadArgument("nics: an address needs addr (string): " +
+                                 a.dump().substr(0, 200));
     }
     Endpoint e;
     e.nic = a.value("nic", std::string());
@@ -104,7 +105,8 @@ Status Probe(const Json& args, CommandContext& ctx) {
   for (const Json& t : args["targets"]) {
     if (!t.is_object() || !t.contains("addr") || !t["addr"].is_string() ||
         !t.value("tcp_port", Json(0)).is_number_integer()) {
-      return Status::BadArgument("probe: a target needs addr and tcp_port: " + t.dump().substr(0, 200));
+      return Status::BadArgument("probe: a target needs addr and tcp_port: " +
+                                 t.dump().substr(0, 200));
     }
     ProbeTarget pt;
     pt.node = t.value("node", std::string());
@@ -126,14 +128,10 @@ Status Probe(const Json& args, CommandContext& ctx) {
   Json probes = Json::array();
   for (size_t i = 0; i < tcp.size(); ++i) {
     const Json& t = args["targets"][i];
-    Json p = {{"node", tcp[i].node},
-              {"subnet", t.value("subnet", std::string())},
-              {"addr", tcp[i].addr},
-              {"state", ProbeStateName(tr[i].state)},
-              {"errno", tr[i].err},
-              {"reply", tr[i].reply},
-              {"note", tr[i].note},
-              {"mtu_bytes", 0},
+    Json p = {{"node", tcp[i].node}, {"subnet", t.value("subnet", std::string())},
+              {"addr", tcp[i].addr}, {"state", ProbeStateName(tr[i].state)},
+              {"errno", tr[i].err},  {"reply", tr[i].reply},
+              {"note", tr[i].note},  {"mtu_bytes", 0},
               {"mtu_state", ""}};
     if (df_of[i] != std::string::npos) {
       const DfResult& d = dr[df_of[i]];

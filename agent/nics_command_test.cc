@@ -20,9 +20,10 @@ TEST(NicsCommand, ListensPerAddressProbesWithTokensAndDfDatagramsThenStops) {
   Status status;
   int port = testing::FreePort();
   std::thread agent([&] {
-    status = RunNics({{"addresses", {{{"nic", "lo"}, {"addr", "127.0.0.1"}},
-                                     {{"nic", "lo"}, {"addr", "127.0.0.2"}},
-                                     {{"nic", "eth9"}, {"addr", "192.0.2.77"}}}},
+    status = RunNics({{"addresses",
+                       {{{"nic", "lo"}, {"addr", "127.0.0.1"}},
+                        {{"nic", "lo"}, {"addr", "127.0.0.2"}},
+                        {{"nic", "eth9"}, {"addr", "192.0.2.77"}}}},
                       {"token", "tok node1"},
                       {"port", port}},
                      ctx);
@@ -41,15 +42,24 @@ TEST(NicsCommand, ListensPerAddressProbesWithTokensAndDfDatagramsThenStops) {
 
   Json targets = Json::array();
   for (const char* a : {"127.0.0.1", "127.0.0.2"}) {
-    targets.push_back({{"node", "node1"}, {"subnet", "127.0.0.0/8"}, {"addr", a},
-                       {"tcp_port", port}, {"udp_port", port}, {"mtu_bytes", 9000}});
+    targets.push_back({{"node", "node1"},
+                       {"subnet", "127.0.0.0/8"},
+                       {"addr", a},
+                       {"tcp_port", port},
+                       {"udp_port", port},
+                       {"mtu_bytes", 9000}});
   }
   // As node2 it expects node2's token: node1 answers instead.
-  targets.push_back({{"node", "node2"}, {"subnet", "127.0.0.0/8"}, {"addr", "127.0.0.1"},
-                     {"tcp_port", port}, {"udp_port", port}, {"mtu_bytes", 1500}});
+  targets.push_back({{"node", "node2"},
+                     {"subnet", "127.0.0.0/8"},
+                     {"addr", "127.0.0.1"},
+                     {"tcp_port", port},
+                     {"udp_port", port},
+                     {"mtu_bytes", 1500}});
   ctx.Control("probe", {{"targets", targets},
                         {"tokens", {{"node1", "tok node1"}, {"node2", "tok node2"}}},
-                        {"timeout_ms", 500}, {"tries", 2}});
+                        {"timeout_ms", 500},
+                        {"tries", 2}});
   Json probes = ctx.WaitResult("probes");
   ASSERT_TRUE(probes.is_object());
   const Json& p = probes["probes"];
@@ -88,8 +98,8 @@ TEST(NicsCommand, BadArgumentsAreErrorsNamingTheField) {
 TEST(NicsCommand, ClosedStdinClosesEverything) {
   ScriptedContext ctx;
   std::thread agent([&] {
-    EXPECT_TRUE(RunNics({{"addresses", {{{"addr", "127.0.0.1"}}}}, {"token", "t"}, {"port", 0}}, ctx)
-                    .ok());
+    EXPECT_TRUE(
+        RunNics({{"addresses", {{{"addr", "127.0.0.1"}}}}, {"token", "t"}, {"port", 0}}, ctx).ok());
   });
   Json listening = ctx.WaitResult("listening");
   ASSERT_TRUE(listening.is_object());

@@ -14,8 +14,7 @@ namespace cc::agent {
 namespace {
 
 // Fills `a` with addr:port; false when addr is not a literal of `family`.
-bool MakeAddr(int family, const std::string& addr, int port, sockaddr_storage* a,
-              socklen_t* len) {
+bool MakeAddr(int family, const std::string& addr, int port, sockaddr_storage* a, socklen_t* len) {
   std::memset(a, 0, sizeof *a);
   if (family == AF_INET6) {
     auto* v6 = reinterpret_cast<sockaddr_in6*>(a);
@@ -69,8 +68,8 @@ Status PortListeners::SetAddress(const std::string& addr, std::string* note) {
   if (err == EADDRNOTAVAIL) {
     bound_addr_ = family_ == AF_INET6 ? "::" : "0.0.0.0";
     if (note) {
-      *note = addr + " is not an address of this node; listening on all addresses (" +
-              bound_addr_ + ")";
+      *note = addr + " is not an address of this node; listening on all addresses (" + bound_addr_ +
+              ")";
     }
     return Status::Ok();
   }

@@ -20,30 +20,41 @@ namespace cc::agent {
 
 const char* ProbeStateName(ProbeState s) {
   switch (s) {
-    case ProbeState::kOpen: return "open";
-    case ProbeState::kOpenOther: return "open-other";
-    case ProbeState::kRefused: return "refused";
-    case ProbeState::kFiltered: return "filtered";
-    case ProbeState::kUnreachable: return "unreachable";
-    case ProbeState::kError: return "error";
+    case ProbeState::kOpen:
+      return "open";
+    case ProbeState::kOpenOther:
+      return "open-other";
+    case ProbeState::kRefused:
+      return "refused";
+    case ProbeState::kFiltered:
+      return "filtered";
+    case ProbeState::kUnreachable:
+      return "unreachable";
+    case ProbeState::kError:
+      return "error";
   }
   return "error";
 }
 
 ErrnoState StateForConnectErrno(int err) {
   switch (err) {
-    case ECONNREFUSED: return {ProbeState::kRefused, ""};
-    case ETIMEDOUT: return {ProbeState::kFiltered, "no answer (SYN retries ran out)"};
-    case EHOSTUNREACH: return {ProbeState::kUnreachable, "host unreachable (no route or ICMP)"};
-    case ENETUNREACH: return {ProbeState::kUnreachable, "network unreachable (no route or ICMP)"};
-    case EHOSTDOWN: return {ProbeState::kUnreachable, "host down"};
+    case ECONNREFUSED:
+      return {ProbeState::kRefused, ""};
+    case ETIMEDOUT:
+      return {ProbeState::kFiltered, "no answer (SYN retries ran out)"};
+    case EHOSTUNREACH:
+      return {ProbeState::kUnreachable, "host unreachable (no route or ICMP)"};
+    case ENETUNREACH:
+      return {ProbeState::kUnreachable, "network unreachable (no route or ICMP)"};
+    case EHOSTDOWN:
+      return {ProbeState::kUnreachable, "host down"};
     // A DROP or REJECT in the sender's own OUTPUT chain fails the SYN's
     // transmission with EPERM on Linux; the packet never left this node.
     case EPERM:
     case EACCES:
-      return {ProbeState::kFiltered,
-              std::string("local policy (") + (err == EPERM ? "EPERM" : "EACCES") +
-                  "): the sender's own firewall refused to send"};
+      return {ProbeState::kFiltered, std::string("local policy (") +
+                                         (err == EPERM ? "EPERM" : "EACCES") +
+                                         "): the sender's own firewall refused to send"};
     default:
       return {ProbeState::kError, std::string("sender could not test: ") + strerror(err)};
   }
@@ -56,8 +67,7 @@ Result<std::pair<int, int>> ParseLocalPortRange(const std::string& text) {
   if (!(in >> lo >> hi) || (in >> rest) || lo < 1 || hi > 65535 || lo > hi) {
     std::string shown = text.substr(0, 60);
     while (!shown.empty() && (shown.back() == '\n' || shown.back() == ' ')) shown.pop_back();
-    return Status::BadArgument("ip_local_port_range is not two ports, low first: '" + shown +
-                               "'");
+    return Status::BadArgument("ip_local_port_range is not two ports, low first: '" + shown + "'");
   }
   return std::make_pair(static_cast<int>(lo), static_cast<int>(hi));
 }
@@ -274,7 +284,8 @@ class ProbeRun {
         }
         continue;
       }
-      if (n == 0) return Judge(a, a.buf, a.buf.empty() ? "connected, then closed without a word" : "");
+      if (n == 0)
+        return Judge(a, a.buf, a.buf.empty() ? "connected, then closed without a word" : "");
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
       if (errno == EINTR) continue;
       return Judge(a, a.buf, std::string("connected, then ") + strerror(errno));

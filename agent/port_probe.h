@@ -56,18 +56,18 @@ std::vector<int> SpreadPorts(int lo, int hi, int n);
 std::vector<int> SlotCandidates(int lo, int hi, int n, int i, int max);
 
 struct ProbeTarget {
-  std::string node;   // receiver's name, echoed back
-  std::string addr;   // IPv4 / IPv6 literal or a host name
+  std::string node;  // receiver's name, echoed back
+  std::string addr;  // IPv4 / IPv6 literal or a host name
   int port = 0;
   std::string token;  // expected first line; "" = plain connect
 };
 
 struct ProbeResult {
   ProbeState state = ProbeState::kError;
-  double ms = 0;     // from connect() to the verdict
-  int err = 0;       // errno of a failed connect (0 otherwise)
-  std::string reply; // first line read when it was not the token (<= 80 chars)
-  std::string note;  // for people, e.g. "local policy (EPERM)"
+  double ms = 0;      // from connect() to the verdict
+  int err = 0;        // errno of a failed connect (0 otherwise)
+  std::string reply;  // first line read when it was not the token (<= 80 chars)
+  std::string note;   // for people, e.g. "local policy (EPERM)"
 };
 
 struct ProbeOptions {

@@ -28,8 +28,7 @@ TEST(ParseLocalPortRange, RejectsJunkReversedAndOutOfRangeText) {
   EXPECT_FALSE(ParseLocalPortRange("0 100").ok());
   EXPECT_FALSE(ParseLocalPortRange("1024 70000").ok());
   EXPECT_FALSE(ParseLocalPortRange("1 2 3").ok());
-  EXPECT_NE(ParseLocalPortRange("abc def").status().message().find("abc def"),
-            std::string::npos);
+  EXPECT_NE(ParseLocalPortRange("abc def").status().message().find("abc def"), std::string::npos);
 }
 
 TEST(SpreadPorts, TakesTheMiddleOfEqualSlotsAcrossTheWholeRange) {

@@ -133,8 +133,8 @@ Status Listen(const ListenArgs& a, CommandContext& ctx, PortListeners& l) {
   if (a.ephemeral_samples > 0) {
     Sysroot root(ctx.root());
     auto text = root.Read("/proc/sys/net/ipv4/ip_local_port_range");
-    auto parsed = text.ok() ? ParseLocalPortRange(*text)
-                            : Result<std::pair<int, int>>(text.status());
+    auto parsed =
+        text.ok() ? ParseLocalPortRange(*text) : Result<std::pair<int, int>>(text.status());
     if (parsed.ok()) {
       range = {parsed->first, parsed->second};
       sample = BindEphemeral(l, parsed->first, parsed->second, a.ephemeral_samples, listed);
@@ -160,8 +160,8 @@ Status ParseProbe(const Json& args, std::vector<ProbeTarget>* targets, ProbeOpti
   Json tokens = args.value("tokens", Json::object());
   if (!tokens.is_object()) return Status::BadArgument("probe: args.tokens must be an object");
   for (const Json& t : args["targets"]) {
-    if (!t.is_object() || !t.contains("addr") || !t["addr"].is_string() ||
-        !t.contains("port") || !IsPort(t["port"])) {
+    if (!t.is_object() || !t.contains("addr") || !t["addr"].is_string() || !t.contains("port") ||
+        !IsPort(t["port"])) {
       return Status::BadArgument("probe: a target needs addr (string) and port (1..65535): " +
                                  t.dump().substr(0, 200));
     }
@@ -195,16 +195,14 @@ Status Probe(const Json& args, CommandContext& ctx, int listeners) {
   o.parallel = UsableParallel(o.parallel, listeners + 16);
   auto start = Clock::now();
   std::vector<ProbeResult> results = ProbeAll(targets, o);
-  double elapsed_ms = std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  double elapsed_ms =
+      std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   Json chunk = Json::array();
   for (size_t i = 0; i < targets.size(); ++i) {
     const ProbeResult& r = results[i];
-    Json p = {{"node", targets[i].node},
-              {"addr", targets[i].addr},
-              {"port", targets[i].port},
-              {"state", ProbeStateName(r.state)},
-              {"ms", std::round(r.ms * 10) / 10},
-              {"errno", r.err}};
+    Json p = {{"node", targets[i].node},          {"addr", targets[i].addr},
+              {"port", targets[i].port},          {"state", ProbeStateName(r.state)},
+              {"ms", std::round(r.ms * 10) / 10}, {"errno", r.err}};
     if (!r.reply.empty()) p["reply"] = r.reply;
     if (!r.note.empty()) p["note"] = r.note;
     chunk.push_back(std::move(p));
@@ -218,8 +216,9 @@ Status Probe(const Json& args, CommandContext& ctx, int listeners) {
     }
   }
   if (targets.empty()) {
-    ctx.Result("probes", {{"probes", Json::array()}, {"last", true}, {"total", 0},
-                          {"elapsed_ms", elapsed_ms}});
+    ctx.Result(
+        "probes",
+        {{"probes", Json::array()}, {"last", true}, {"total", 0}, {"elapsed_ms", elapsed_ms}});
   }
   return Status::Ok();
 }
@@ -247,8 +246,7 @@ Status RunPorts(const Json& args, CommandContext& ctx) {
     }
     std::string cmd = c->value("cmd", "");
     if (cmd == "probe") {
-      s = Probe(c->value("args", Json::object()), ctx,
-                static_cast<int>(listeners.ports().size()));
+      s = Probe(c->value("args", Json::object()), ctx, static_cast<int>(listeners.ports().size()));
       if (!s.ok()) return s;
     } else if (cmd == "stop") {
       listeners.Stop();

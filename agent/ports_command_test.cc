@@ -11,15 +11,14 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/commands_decl.h"
 #include "agent/command_testing.h"
+#include "agent/commands_decl.h"
 #include "agent/port_testing.h"
 
 namespace cc::agent {
 namespace {
 
 using testing::ScriptedContext;
-
 
 // Local ports in LISTEN state in this network namespace (/proc/net/tcp*).
 std::set<int> ListeningPorts() {
@@ -83,11 +82,13 @@ TEST(PortsCommand, ListensProbesAndLeavesNothingListeningAfterStop) {
   for (int p : ours) EXPECT_TRUE(ListeningPorts().count(p)) << p;
 
   Json targets = Json::array();
-  for (int p : {p1, p2, closed}) targets.push_back({{"node", "node1"}, {"addr", "127.0.0.1"}, {"port", p}});
+  for (int p : {p1, p2, closed})
+    targets.push_back({{"node", "node1"}, {"addr", "127.0.0.1"}, {"port", p}});
   targets.push_back({{"node", "node1"}, {"addr", "127.0.0.1"}, {"port", held}, {"plain", true}});
   targets.push_back({{"node", "node1"}, {"addr", "127.0.0.1"}, {"port", sample[0]}});
-  ctx.Control("probe", {{"targets", targets}, {"tokens", {{"node1", "cc-tok node1"}}},
-                        {"timeout_ms", 1000}});
+  ctx.Control(
+      "probe",
+      {{"targets", targets}, {"tokens", {{"node1", "cc-tok node1"}}}, {"timeout_ms", 1000}});
   Json probes = ctx.WaitResult("probes");
   ASSERT_TRUE(probes.is_object());
   EXPECT_EQ(probes["last"], true);
@@ -124,9 +125,8 @@ TEST(PortsCommand, StdinClosingClosesEveryListener) {
 TEST(PortsCommand, NoStopWithinHoldClosesListenersAndSaysSo) {
   int p = FreePort();
   ScriptedContext ctx;
-  Status s = RunPorts({{"listen_addr", "127.0.0.1"}, {"ports", {p}}, {"token", "t"},
-                       {"hold_s", 0.2}},
-                      ctx);
+  Status s = RunPorts(
+      {{"listen_addr", "127.0.0.1"}, {"ports", {p}}, {"token", "t"}, {"hold_s", 0.2}}, ctx);
   EXPECT_TRUE(s.Is(ErrorKind::kTimeout));
   EXPECT_FALSE(ListeningPorts().count(p));
 }
@@ -139,7 +139,8 @@ TEST(PortsCommand, LargeProbeListsComeInChunksEndingWithLast) {
   });
   ASSERT_TRUE(ctx.WaitResult("listening").is_object());
   Json targets = Json::array();
-  for (int i = 0; i < 2500; ++i) targets.push_back({{"node", "n"}, {"addr", "127.0.0.1"}, {"port", p}});
+  for (int i = 0; i < 2500; ++i)
+    targets.push_back({{"node", "n"}, {"addr", "127.0.0.1"}, {"port", p}});
   ctx.Control("probe", {{"targets", targets}, {"tokens", {{"n", "t"}}}});
   size_t total = 0;
   for (size_t k = 0; k < 3; ++k) {
@@ -159,8 +160,8 @@ TEST(PortsCommand, BadArgumentsAreRefusedBeforeAnythingListens) {
   EXPECT_TRUE(RunPorts({{"ports", {80}}}, ctx).Is(ErrorKind::kBadArgument));  // no token
   EXPECT_TRUE(RunPorts({{"ports", {0}}, {"token", "t"}}, ctx).Is(ErrorKind::kBadArgument));
   EXPECT_TRUE(RunPorts({{"token", "a\nb"}}, ctx).Is(ErrorKind::kBadArgument));
-  EXPECT_TRUE(RunPorts({{"token", "t"}, {"ephemeral_samples", 1000}}, ctx)
-                  .Is(ErrorKind::kBadArgument));
+  EXPECT_TRUE(
+      RunPorts({{"token", "t"}, {"ephemeral_samples", 1000}}, ctx).Is(ErrorKind::kBadArgument));
 }
 
 }  // namespace

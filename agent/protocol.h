@@ -27,13 +27,10 @@ inline constexpr int kVersion = 1;
 
 using Json = nlohmann::json;
 
-Json MakeRequest(int64_t id, const std::string& cmd, const Json& args,
-                 int version = kVersion);
-Json MakeHello(const std::string& agent_version, const std::string& arch,
-               int64_t pid, const std::string& hostname,
-               int version = kVersion);
-Json MakeProgress(int64_t id, int64_t done, int64_t total,
-                  const std::string& what);
+Json MakeRequest(int64_t id, const std::string& cmd, const Json& args, int version = kVersion);
+Json MakeHello(const std::string& agent_version, const std::string& arch, int64_t pid,
+               const std::string& hostname, int version = kVersion);
+Json MakeProgress(int64_t id, int64_t done, int64_t total, const std::string& what);
 Json MakeResult(int64_t id, const std::string& name, const Json& data);
 Json MakeLog(int64_t id, const std::string& level, const std::string& msg);
 Json MakeEnd(int64_t id, bool ok, const std::string& error = "");

@@ -89,10 +89,8 @@ std::string Arch() {
 int Serve(int in_fd, int out_fd, const ServeOptions& options) {
   Writer out(out_fd);
   LineReader in(in_fd);
-  int version = options.protocol_version < 0 ? protocol::kVersion
-                                             : options.protocol_version;
-  Json hello = protocol::MakeHello(CLUSTERCHECK_VERSION, Arch(), getpid(),
-                                   Hostname(), version);
+  int version = options.protocol_version < 0 ? protocol::kVersion : options.protocol_version;
+  Json hello = protocol::MakeHello(CLUSTERCHECK_VERSION, Arch(), getpid(), Hostname(), version);
   out.Write(hello);
   const Deadline forever = Deadline::In(Millis(1000LL * 3600 * 24 * 365));
   std::string line;
@@ -106,10 +104,9 @@ int Serve(int in_fd, int out_fd, const ServeOptions& options) {
     int64_t id = req->value("id", int64_t{-1});
     int v = req->value("v", -1);
     if (v != version) {
-      out.Write(protocol::MakeEnd(
-          id, false,
-          "protocol version mismatch: request has " + std::to_string(v) +
-              ", agent speaks " + std::to_string(version)));
+      out.Write(protocol::MakeEnd(id, false,
+                                  "protocol version mismatch: request has " + std::to_string(v) +
+                                      ", agent speaks " + std::to_string(version)));
       continue;
     }
     std::string cmd = (*req)["cmd"];

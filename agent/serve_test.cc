@@ -1,9 +1,8 @@
 #include "agent/serve.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -123,8 +122,8 @@ TEST(Serve, FactsOnAFixtureRootGivesEverySectionWithoutTouchingTheHost) {
   auto msgs = h.UntilEnd(4);
   ASSERT_EQ(msgs.size(), 2u);
   const Json& d = msgs[0]["data"];
-  for (const char* s : {"system", "network", "gpu", "cuda", "nccl", "rdma", "mpi", "nccl_env",
-                        "torch"}) {
+  for (const char* s :
+       {"system", "network", "gpu", "cuda", "nccl", "rdma", "mpi", "nccl_env", "torch"}) {
     EXPECT_TRUE(d.contains(s)) << s;
   }
   EXPECT_EQ(d["gpu"]["status"], "skip");

@@ -71,8 +71,7 @@ std::optional<long long> Sysroot::ReadInt(const std::string& abs) const {
 
 bool Sysroot::Exists(const std::string& abs) const {
   struct stat st;
-  return stat(Path(abs).c_str(), &st) == 0 ||
-         lstat(Path(abs).c_str(), &st) == 0;
+  return stat(Path(abs).c_str(), &st) == 0 || lstat(Path(abs).c_str(), &st) == 0;
 }
 
 bool Sysroot::IsDir(const std::string& abs) const {

@@ -1,7 +1,8 @@
 #include "agent/sysroot.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
+
+#include "build_paths.h"
 
 namespace cc::agent {
 namespace {

@@ -23,8 +23,7 @@ double AlgBandwidthGBps(uint64_t bytes, double seconds) {
   return static_cast<double>(bytes) / seconds / 1e9;
 }
 
-double BusBandwidthGBps(Collective c, uint64_t bytes, double seconds,
-                        int nranks) {
+double BusBandwidthGBps(Collective c, uint64_t bytes, double seconds, int nranks) {
   return AlgBandwidthGBps(bytes, seconds) * BusBandwidthFactor(c, nranks);
 }
 

@@ -18,13 +18,7 @@
 
 namespace cc {
 
-enum class Collective {
-  kAllReduce,
-  kReduceScatter,
-  kAllGather,
-  kBroadcast,
-  kReduce
-};
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
 
 // The busbw factor above. 0 for n < 1 (nothing moved); AllReduce with one
 // rank gives 0, as nccl-tests prints for a single GPU.
@@ -34,7 +28,6 @@ double BusBandwidthFactor(Collective c, int nranks);
 double AlgBandwidthGBps(uint64_t bytes, double seconds);
 
 // AlgBandwidthGBps * BusBandwidthFactor.
-double BusBandwidthGBps(Collective c, uint64_t bytes, double seconds,
-                        int nranks);
+double BusBandwidthGBps(Collective c, uint64_t bytes, double seconds, int nranks);
 
 }  // namespace cc

@@ -13,11 +13,9 @@ TEST(Bandwidth, AlgbwIsBytesOverSecondsInDecimalGigabytes) {
 
 TEST(Bandwidth, AllReduceBusbwUsesTwoNMinusOneOverN) {
   // nccl-tests on 8 ranks: algbw 100 GB/s -> busbw 175 GB/s.
-  EXPECT_DOUBLE_EQ(
-      BusBandwidthGBps(Collective::kAllReduce, 100000000000ull, 1.0, 8), 175.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthGBps(Collective::kAllReduce, 100000000000ull, 1.0, 8), 175.0);
   // Two ranks: busbw == algbw.
-  EXPECT_DOUBLE_EQ(BusBandwidthGBps(Collective::kAllReduce, 4000000, 0.001, 2),
-                   4.0);
+  EXPECT_DOUBLE_EQ(BusBandwidthGBps(Collective::kAllReduce, 4000000, 0.001, 2), 4.0);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(Collective::kAllReduce, 4), 1.5);
 }
 

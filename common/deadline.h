@@ -11,9 +11,7 @@ using Millis = std::chrono::milliseconds;
 class Deadline {
  public:
   static Deadline In(Millis d) { return Deadline(Clock::now() + d); }
-  static Deadline InSeconds(double s) {
-    return In(Millis(static_cast<long long>(s * 1000)));
-  }
+  static Deadline InSeconds(double s) { return In(Millis(static_cast<long long>(s * 1000))); }
   static Deadline At(Clock::time_point t) { return Deadline(t); }
   Clock::time_point at() const { return at_; }
   bool Passed() const { return Clock::now() >= at_; }

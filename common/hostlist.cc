@@ -20,9 +20,8 @@ constexpr size_t kMaxNameLength = 255;
 // '%' (zone ids) are seen in the field; everything else (spaces, quotes,
 // shell metacharacters) is a typo worth reporting.
 bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-         c == ':' || c == '%';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == ':' || c == '%';
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -60,8 +59,7 @@ struct Piece {
 };
 
 // Parses a decimal number starting at `pos` in `s`; advances `pos`.
-Result<uint64_t> ParseNumber(const std::string& s, size_t& pos,
-                             std::string& digits) {
+Result<uint64_t> ParseNumber(const std::string& s, size_t& pos, std::string& digits) {
   size_t start = pos;
   while (pos < s.size() && IsDigit(s[pos])) ++pos;
   digits = s.substr(start, pos - start);
@@ -101,8 +99,7 @@ Result<std::vector<Range>> ParseBracket(const std::string& s, size_t& pos) {
       if (!hi.ok()) return hi.status();
       r.hi = *hi;
       if (r.hi < r.lo) {
-        return Bad(start,
-                   "range " + lo_digits + "-" + hi_digits + " is reversed");
+        return Bad(start, "range " + lo_digits + "-" + hi_digits + " is reversed");
       }
     }
     ranges.push_back(r);
@@ -122,15 +119,13 @@ Result<std::vector<Range>> ParseBracket(const std::string& s, size_t& pos) {
 // Bounding the length of the longest name it expands to also bounds the
 // number of pieces, hence the recursion depth of Expand, and stops early
 // on a megabyte of "[1][1]...".
-Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
-                                        size_t end) {
+Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin, size_t end) {
   std::vector<Piece> pieces;
   size_t pos = begin;
   size_t longest = 0;
   while (pos < end) {
     if (longest > kMaxNameLength) {
-      return Bad(begin, "host name longer than " +
-                            std::to_string(kMaxNameLength) + " characters");
+      return Bad(begin, "host name longer than " + std::to_string(kMaxNameLength) + " characters");
     }
     char c = s[pos];
     if (c == '[') {
@@ -146,8 +141,7 @@ Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
     } else if (c == ']') {
       return Bad(pos, "unbalanced ']'");
     } else if (IsNameChar(c)) {
-      if (pieces.empty() || !pieces.back().ranges.empty())
-        pieces.emplace_back();
+      if (pieces.empty() || !pieces.back().ranges.empty()) pieces.emplace_back();
       pieces.back().literal += c;
       ++longest;
       ++pos;
@@ -156,8 +150,7 @@ Result<std::vector<Piece>> ParsePattern(const std::string& s, size_t begin,
     }
   }
   if (longest > kMaxNameLength) {
-    return Bad(begin, "host name longer than " +
-                          std::to_string(kMaxNameLength) + " characters");
+    return Bad(begin, "host name longer than " + std::to_string(kMaxNameLength) + " characters");
   }
   return pieces;
 }
@@ -238,8 +231,8 @@ Result<std::vector<std::string>> ExpandHostlist(const std::string& hostlist) {
     }
     total += count;
     if (total > kMaxHostlistSize) {
-      return Bad(begin, "hostlist expands to more than " +
-                            std::to_string(kMaxHostlistSize) + " hosts");
+      return Bad(begin,
+                 "hostlist expands to more than " + std::to_string(kMaxHostlistSize) + " hosts");
     }
     patterns.push_back(std::move(*pieces));
   }
@@ -266,8 +259,7 @@ SplitName Split(const std::string& name) {
   size_t begin = end;
   while (begin > 0 && IsDigit(name[begin - 1])) --begin;
   if (begin == end || end - begin > 18) return {name, "", ""};
-  return {name.substr(0, begin), name.substr(begin, end - begin),
-          name.substr(end)};
+  return {name.substr(0, begin), name.substr(begin, end - begin), name.substr(end)};
 }
 
 std::string FormatRanges(const std::vector<uint64_t>& sorted, size_t width) {
@@ -303,9 +295,7 @@ std::string FoldHostlist(const std::vector<std::string>& names) {
   for (const std::string& n : names) split.push_back(Split(n));
 
   // Pass 1: padded groups exist before natural numbers look for them.
-  auto padded = [](const SplitName& s) {
-    return s.digits.size() > 1 && s.digits[0] == '0';
-  };
+  auto padded = [](const SplitName& s) { return s.digits.size() > 1 && s.digits[0] == '0'; };
   std::map<Key, bool> has_padded;
   for (const SplitName& s : split) {
     if (padded(s)) has_padded[{s.prefix, s.suffix, s.digits.size()}] = true;
@@ -315,8 +305,7 @@ std::string FoldHostlist(const std::vector<std::string>& names) {
     Key key;
     if (s.digits.empty()) {
       key = {names[i], "", SIZE_MAX};  // its own group, printed bare
-    } else if (padded(s) ||
-               has_padded.count({s.prefix, s.suffix, s.digits.size()})) {
+    } else if (padded(s) || has_padded.count({s.prefix, s.suffix, s.digits.size()})) {
       key = {s.prefix, s.suffix, s.digits.size()};
     } else {
       key = {s.prefix, s.suffix, 0};
@@ -333,8 +322,7 @@ std::string FoldHostlist(const std::vector<std::string>& names) {
     if (!out.empty()) out += ',';
     const auto& [prefix, suffix, width] = g.key;
     std::sort(g.numbers.begin(), g.numbers.end());
-    g.numbers.erase(std::unique(g.numbers.begin(), g.numbers.end()),
-                    g.numbers.end());
+    g.numbers.erase(std::unique(g.numbers.begin(), g.numbers.end()), g.numbers.end());
     if (g.numbers.size() <= 1) {
       out += g.bare;
     } else {

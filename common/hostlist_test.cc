@@ -49,8 +49,7 @@ TEST(ExpandHostlist, PaddingIsPerRange) {
 }
 
 TEST(ExpandHostlist, SeveralBracketsMakeACartesianProduct) {
-  EXPECT_THAT(Expand("r[1-2]n[01-02]"),
-              ElementsAre("r1n01", "r1n02", "r2n01", "r2n02"));
+  EXPECT_THAT(Expand("r[1-2]n[01-02]"), ElementsAre("r1n01", "r1n02", "r2n01", "r2n02"));
 }
 
 TEST(ExpandHostlist, SuffixAfterBracketIsKept) {
@@ -65,9 +64,7 @@ TEST(ExpandHostlist, SpacesAroundItemsAreForgiven) {
   EXPECT_THAT(Expand(" n1 , n2"), ElementsAre("n1", "n2"));
 }
 
-TEST(ExpandHostlist, SingleNumberBracket) {
-  EXPECT_THAT(Expand("n[5]"), ElementsAre("n5"));
-}
+TEST(ExpandHostlist, SingleNumberBracket) { EXPECT_THAT(Expand("n[5]"), ElementsAre("n5")); }
 
 TEST(ExpandHostlist, ExactlyTheMaximumIsAllowed) {
   std::vector<std::string> v = Expand("n[1-100000]");
@@ -95,8 +92,7 @@ TEST(ExpandHostlist, EmptyBracketIsAnEmptyRange) {
 TEST(ExpandHostlist, NonDigitsInBracketAreRefused) {
   EXPECT_EQ(ExpandError("n[a-b]"), "expected a digit, got 'a' at position 3");
   EXPECT_EQ(ExpandError("n[1-x]"), "expected a digit, got 'x' at position 5");
-  EXPECT_EQ(ExpandError("n[1-2-3]"),
-            "expected ',' or ']' in range, got '-' at position 6");
+  EXPECT_EQ(ExpandError("n[1-2-3]"), "expected ',' or ']' in range, got '-' at position 6");
   EXPECT_EQ(ExpandError("n[-3]"), "expected a digit, got '-' at position 3");
 }
 
@@ -112,14 +108,12 @@ TEST(ExpandHostlist, EmptyItemsAreRefused) {
 
 TEST(ExpandHostlist, OddCharactersAreNamed) {
   EXPECT_EQ(ExpandError("gpu 1"), "unexpected ' ' in host name at position 4");
-  EXPECT_EQ(ExpandError(std::string("a\0b", 3)),
-            "unexpected byte 0x00 in host name at position 2");
+  EXPECT_EQ(ExpandError(std::string("a\0b", 3)), "unexpected byte 0x00 in host name at position 2");
   EXPECT_EQ(ExpandError("a;rm"), "unexpected ';' in host name at position 2");
 }
 
 TEST(ExpandHostlist, HugeRangeIsRefusedBeforeExpanding) {
-  EXPECT_THAT(ExpandError("n[0-99999999]"),
-              HasSubstr("more than 100000 hosts at position 1"));
+  EXPECT_THAT(ExpandError("n[0-99999999]"), HasSubstr("more than 100000 hosts at position 1"));
   // The product of several brackets counts, too.
   EXPECT_THAT(ExpandError("r[1-1000]n[1-1000]"), HasSubstr("more than"));
   // And so does the sum over items.
@@ -131,8 +125,7 @@ TEST(ExpandHostlist, HugeNumbersDoNotOverflow) {
   EXPECT_EQ(ExpandError("n[1-99999999999999999999999]"),
             "number 99999999999999999999999 is too large at position 5");
   EXPECT_THAT(ExpandError("n[0-999999999999999999]"), HasSubstr("more than"));
-  EXPECT_THAT(ExpandError("n[18446744073709551615-18446744073709551616]"),
-              HasSubstr("too large"));
+  EXPECT_THAT(ExpandError("n[18446744073709551615-18446744073709551616]"), HasSubstr("too large"));
 }
 
 TEST(ExpandHostlist, OverlongNamesAreRefused) {
@@ -166,8 +159,7 @@ TEST(FoldHostlist, UnpaddedNumberOfTheSameWidthJoinsPaddedGroup) {
 }
 
 TEST(FoldHostlist, GroupsFollowFirstAppearance) {
-  EXPECT_EQ(FoldHostlist({"b2", "a1", "b1", "head", "a2"}),
-            "b[1-2],a[1-2],head");
+  EXPECT_EQ(FoldHostlist({"b2", "a1", "b1", "head", "a2"}), "b[1-2],a[1-2],head");
 }
 
 TEST(FoldHostlist, FoldsOnTheLastNumber) {

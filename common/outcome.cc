@@ -4,19 +4,25 @@ namespace cc {
 
 const char* OutcomeName(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return "pass";
-    case Outcome::kWarn: return "warn";
-    case Outcome::kFail: return "fail";
-    case Outcome::kHang: return "hang";
-    case Outcome::kSkip: return "skip";
-    case Outcome::kError: return "error";
+    case Outcome::kPass:
+      return "pass";
+    case Outcome::kWarn:
+      return "warn";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kHang:
+      return "hang";
+    case Outcome::kSkip:
+      return "skip";
+    case Outcome::kError:
+      return "error";
   }
   return "error";
 }
 
 std::optional<Outcome> ParseOutcome(std::string_view s) {
-  for (Outcome o : {Outcome::kPass, Outcome::kWarn, Outcome::kFail,
-                    Outcome::kHang, Outcome::kSkip, Outcome::kError}) {
+  for (Outcome o : {Outcome::kPass, Outcome::kWarn, Outcome::kFail, Outcome::kHang, Outcome::kSkip,
+                    Outcome::kError}) {
     if (s == OutcomeName(o)) return o;
   }
   return std::nullopt;
@@ -24,12 +30,18 @@ std::optional<Outcome> ParseOutcome(std::string_view s) {
 
 int OutcomeSeverity(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return 0;
-    case Outcome::kSkip: return 1;
-    case Outcome::kWarn: return 2;
-    case Outcome::kError: return 3;
-    case Outcome::kFail: return 4;
-    case Outcome::kHang: return 5;
+    case Outcome::kPass:
+      return 0;
+    case Outcome::kSkip:
+      return 1;
+    case Outcome::kWarn:
+      return 2;
+    case Outcome::kError:
+      return 3;
+    case Outcome::kFail:
+      return 4;
+    case Outcome::kHang:
+      return 5;
   }
   return 3;
 }

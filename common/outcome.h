@@ -18,10 +18,10 @@ inline Outcome Worse(Outcome a, Outcome b) {
 }
 
 // Exit codes of `clustercheck` (one small header, as ninja does).
-inline constexpr int kExitOk = 0;            // nothing failed or hung
-inline constexpr int kExitFailed = 1;        // something failed or hung
-inline constexpr int kExitUsage = 2;         // bad command line or inventory
-inline constexpr int kExitUnjudgeable = 3;   // too little of the cluster reached
+inline constexpr int kExitOk = 0;           // nothing failed or hung
+inline constexpr int kExitFailed = 1;       // something failed or hung
+inline constexpr int kExitUsage = 2;        // bad command line or inventory
+inline constexpr int kExitUnjudgeable = 3;  // too little of the cluster reached
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace cc

@@ -32,8 +32,7 @@ ShellFrame MakeShellFrame(std::string_view token) {
 ShellFrame NewShellFrame() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   char token[17];
-  std::snprintf(token, sizeof token, "%016llx",
-                static_cast<unsigned long long>(rng()));
+  std::snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(rng()));
   return MakeShellFrame(token);
 }
 
@@ -43,12 +42,10 @@ std::string FrameScript(const ShellFrame& frame, std::string_view script) {
   // One line: a csh login shell (tcsh on some sites) rejects a newline
   // inside the quoted `sh -c` argument.
   return "printf '\\n%s\\n' '" + frame.begin + "'; (" + std::string(script) +
-         "); cc_frame_status=$?; printf '\\n%s\\n' '" + frame.end +
-         "'; exit $cc_frame_status";
+         "); cc_frame_status=$?; printf '\\n%s\\n' '" + frame.end + "'; exit $cc_frame_status";
 }
 
-FramedOutput ParseFramedOutput(const ShellFrame& frame,
-                               std::string_view output) {
+FramedOutput ParseFramedOutput(const ShellFrame& frame, std::string_view output) {
   FramedOutput out;
   size_t begin = output.find(frame.begin);
   if (begin == std::string_view::npos) {

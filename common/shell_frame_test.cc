@@ -39,8 +39,7 @@ TEST(ShellFrame, ABannerWithoutNewlineDoesNotHideTheMarker) {
 }
 
 TEST(ShellFrame, TextAfterTheEndMarkerIsNoiseToo) {
-  FramedOutput o =
-      ParseFramedOutput(kFrame, "hi\n" + Framed("1\n") + "logout: bye\n");
+  FramedOutput o = ParseFramedOutput(kFrame, "hi\n" + Framed("1\n") + "logout: bye\n");
   EXPECT_EQ(o.body, "1\n");
   EXPECT_EQ(o.noise, "hi\nlogout: bye");
 }
@@ -53,8 +52,7 @@ TEST(ShellFrame, OutputWithoutFinalNewlineAndEmptyOutputAreExact) {
 }
 
 TEST(ShellFrame, ACutOffCommandIsIncompleteWithWhatCame) {
-  FramedOutput o =
-      ParseFramedOutput(kFrame, "motd\n\n" + kFrame.begin + "\npartial\n");
+  FramedOutput o = ParseFramedOutput(kFrame, "motd\n\n" + kFrame.begin + "\npartial\n");
   EXPECT_FALSE(o.complete);
   EXPECT_EQ(o.body, "partial\n");
   EXPECT_EQ(o.noise, "motd");

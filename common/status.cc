@@ -4,19 +4,32 @@ namespace cc {
 
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kOk: return "ok";
-    case ErrorKind::kUnreachable: return "unreachable";
-    case ErrorKind::kAuthFailed: return "auth-failed";
-    case ErrorKind::kHostKeyMismatch: return "host-key-mismatch";
-    case ErrorKind::kTimeout: return "timeout";
-    case ErrorKind::kProtocol: return "protocol";
-    case ErrorKind::kBadInventory: return "bad-inventory";
-    case ErrorKind::kBadArgument: return "bad-argument";
-    case ErrorKind::kIo: return "io";
-    case ErrorKind::kNotFound: return "not-found";
-    case ErrorKind::kEof: return "eof";
-    case ErrorKind::kInterrupted: return "interrupted";
-    case ErrorKind::kInternal: return "internal";
+    case ErrorKind::kOk:
+      return "ok";
+    case ErrorKind::kUnreachable:
+      return "unreachable";
+    case ErrorKind::kAuthFailed:
+      return "auth-failed";
+    case ErrorKind::kHostKeyMismatch:
+      return "host-key-mismatch";
+    case ErrorKind::kTimeout:
+      return "timeout";
+    case ErrorKind::kProtocol:
+      return "protocol";
+    case ErrorKind::kBadInventory:
+      return "bad-inventory";
+    case ErrorKind::kBadArgument:
+      return "bad-argument";
+    case ErrorKind::kIo:
+      return "io";
+    case ErrorKind::kNotFound:
+      return "not-found";
+    case ErrorKind::kEof:
+      return "eof";
+    case ErrorKind::kInterrupted:
+      return "interrupted";
+    case ErrorKind::kInternal:
+      return "internal";
   }
   return "unknown";
 }

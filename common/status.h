@@ -39,10 +39,14 @@ class Status {
   }
   static Status Unreachable(std::string m) { return Error(ErrorKind::kUnreachable, std::move(m)); }
   static Status AuthFailed(std::string m) { return Error(ErrorKind::kAuthFailed, std::move(m)); }
-  static Status HostKeyMismatch(std::string m) { return Error(ErrorKind::kHostKeyMismatch, std::move(m)); }
+  static Status HostKeyMismatch(std::string m) {
+    return Error(ErrorKind::kHostKeyMismatch, std::move(m));
+  }
   static Status Timeout(std::string m) { return Error(ErrorKind::kTimeout, std::move(m)); }
   static Status Protocol(std::string m) { return Error(ErrorKind::kProtocol, std::move(m)); }
-  static Status BadInventory(std::string m) { return Error(ErrorKind::kBadInventory, std::move(m)); }
+  static Status BadInventory(std::string m) {
+    return Error(ErrorKind::kBadInventory, std::move(m));
+  }
   static Status BadArgument(std::string m) { return Error(ErrorKind::kBadArgument, std::move(m)); }
   static Status Io(std::string m) { return Error(ErrorKind::kIo, std::move(m)); }
   static Status NotFound(std::string m) { return Error(ErrorKind::kNotFound, std::move(m)); }
@@ -65,8 +69,7 @@ class Status {
   std::string ToString() const;
 
  private:
-  Status(ErrorKind kind, std::string message)
-      : kind_(kind), message_(std::move(message)) {}
+  Status(ErrorKind kind, std::string message) : kind_(kind), message_(std::move(message)) {}
   ErrorKind kind_ = ErrorKind::kOk;
   std::string message_;
 };
@@ -75,7 +78,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

@@ -51,8 +51,7 @@ struct Options {
 };
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string JsonString(const std::string& s) {
@@ -95,12 +94,18 @@ bool ParseOptions(int argc, char** argv, Options* o, std::string* why) {
         return false;
       }
     }
-    if (a == "--allreduce-bytes") o->allreduce_bytes = static_cast<long long>(d);
-    else if (a == "--lat-bytes") o->lat_bytes = static_cast<long long>(d);
-    else if (a == "--bw-bytes") o->bw_bytes = static_cast<long long>(d);
-    else if (a == "--iters") o->iters = static_cast<int>(d);
-    else if (a == "--warmup") o->warmup = static_cast<int>(d);
-    else if (a == "--timeout-s") o->timeout_s = d;
+    if (a == "--allreduce-bytes")
+      o->allreduce_bytes = static_cast<long long>(d);
+    else if (a == "--lat-bytes")
+      o->lat_bytes = static_cast<long long>(d);
+    else if (a == "--bw-bytes")
+      o->bw_bytes = static_cast<long long>(d);
+    else if (a == "--iters")
+      o->iters = static_cast<int>(d);
+    else if (a == "--warmup")
+      o->warmup = static_cast<int>(d);
+    else if (a == "--timeout-s")
+      o->timeout_s = d;
     else {
       *why = "unknown option " + a;
       return false;
@@ -229,8 +234,8 @@ class Probe {
     if (!error.empty()) ++failures_;
     if (!leader && error.empty()) return;
     std::string line = "{\"type\":\"pair\",\"rank\":" + std::to_string(rank_) +
-                       ",\"peer\":" + std::to_string(peer) + ",\"round\":" +
-                       std::to_string(round) + ",\"ok\":" + (error.empty() ? "true" : "false");
+                       ",\"peer\":" + std::to_string(peer) + ",\"round\":" + std::to_string(round) +
+                       ",\"ok\":" + (error.empty() ? "true" : "false");
     if (error.empty()) {
       char buf[200];
       std::snprintf(buf, sizeof buf,

@@ -61,15 +61,12 @@ struct IdMessage {
 
 void Emit(int rank, Json j) {
   j["rank"] = rank;
-  std::string line = "CCNCCL " + j.dump(-1, ' ', false,
-                                        Json::error_handler_t::replace);
+  std::string line = "CCNCCL " + j.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
-void Broadcast(IdMessage* m) {
-  MPI_Bcast(m, sizeof *m, MPI_BYTE, 0, MPI_COMM_WORLD);
-}
+void Broadcast(IdMessage* m) { MPI_Bcast(m, sizeof *m, MPI_BYTE, 0, MPI_COMM_WORLD); }
 
 class PrintContext : public cc::agent::CommandContext {
  public:
@@ -79,8 +76,7 @@ class PrintContext : public cc::agent::CommandContext {
     Json d = data;
     if (name == "nccl_id" && rank_ == 0 && !sent_) {
       IdMessage m;
-      auto bytes = cc::agent::HexDecode(d.value("id", std::string()),
-                                        sizeof m.id);
+      auto bytes = cc::agent::HexDecode(d.value("id", std::string()), sizeof m.id);
       if (bytes.ok()) {
         m.have_id = 1;
         std::memcpy(m.id, bytes->data(), sizeof m.id);
@@ -182,8 +178,7 @@ int main(int argc, char** argv) {
     if (ranks.is_array() && rank < static_cast<int>(ranks.size())) {
       const Json& mine = ranks[static_cast<size_t>(rank)];
       if (mine.contains("env")) args["env"] = mine["env"];
-      if (mine.contains("library_paths"))
-        args["library_paths"] = mine["library_paths"];
+      if (mine.contains("library_paths")) args["library_paths"] = mine["library_paths"];
       gpu = mine.value("gpu", local_rank);
     }
     args["nranks"] = size;
@@ -197,13 +192,11 @@ int main(int argc, char** argv) {
               {"gpu", gpu},
               {"host", host}});
   PrintContext ctx(rank);
-  auto outcome = [&](const std::string& o, const std::string& why,
-                     const std::string& step) {
+  auto outcome = [&](const std::string& o, const std::string& why, const std::string& step) {
     ctx.Result("outcome", {{"outcome", o}, {"reason", why}, {"step", step}});
   };
   if (rank == 0) {
-    cc::Status st = error.empty() ? cc::agent::RunNccl(args, ctx)
-                                  : cc::Status::BadArgument(error);
+    cc::Status st = error.empty() ? cc::agent::RunNccl(args, ctx) : cc::Status::BadArgument(error);
     if (!st.ok()) outcome("error", st.message(), "request");
     if (!ctx.sent()) {
       IdMessage m;
@@ -220,8 +213,8 @@ int main(int argc, char** argv) {
       std::string o = m.outcome;
       // A skip (no GPU, no libnccl) stays one; anything else leaves this
       // rank with no communicator to join, which is an error here.
-      outcome(o == "skip" ? "skip" : "error",
-              std::string("rank 0 made no NCCL id: ") + m.reason, "rendezvous");
+      outcome(o == "skip" ? "skip" : "error", std::string("rank 0 made no NCCL id: ") + m.reason,
+              "rendezvous");
     } else if (!error.empty()) {
       outcome("error", error, "request");
     } else {

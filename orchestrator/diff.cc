@@ -34,7 +34,8 @@ std::map<Key, const NodeResult*> NodeChecks(const RunData& d) {
   return m;
 }
 
-std::map<Key, const PairResult*> Pairs(const RunData& d, std::set<std::pair<std::string, std::string>>& directed) {
+std::map<Key, const PairResult*> Pairs(const RunData& d,
+                                       std::set<std::pair<std::string, std::string>>& directed) {
   std::map<Key, const PairResult*> m;
   for (const auto& r : d.pair_results) KeepWorst(m, {r.stage, r.check, r.src, r.dst}, r);
   for (const auto& [k, r] : m) {
@@ -137,9 +138,8 @@ std::string RenderDiff(const RunDiff& d) {
   std::string s = "run " + std::to_string(d.a) + " -> run " + std::to_string(d.b) + ": " +
                   std::to_string(d.regressed.size()) + " regressed, " +
                   std::to_string(d.recovered.size()) + " recovered, " +
-                  std::to_string(d.slower.size()) + " slower, " +
-                  std::to_string(d.faster.size()) + " faster, " +
-                  std::to_string(d.nodes_added.size()) + " nodes added, " +
+                  std::to_string(d.slower.size()) + " slower, " + std::to_string(d.faster.size()) +
+                  " faster, " + std::to_string(d.nodes_added.size()) + " nodes added, " +
                   std::to_string(d.nodes_removed.size()) + " nodes removed\n";
   auto section = [&](const char* title, const std::vector<DiffEntry>& es) {
     if (es.empty()) return;
@@ -164,8 +164,9 @@ nlohmann::json DiffToJson(const RunDiff& d) {
   auto list = [](const std::vector<DiffEntry>& es) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& e : es) {
-      nlohmann::json j{{"stage", e.stage}, {"check", e.check}, {"from", OutcomeName(e.from)},
-                       {"to", OutcomeName(e.to)}, {"detail", e.detail}, {"text", e.ToString()}};
+      nlohmann::json j{
+          {"stage", e.stage},        {"check", e.check},   {"from", OutcomeName(e.from)},
+          {"to", OutcomeName(e.to)}, {"detail", e.detail}, {"text", e.ToString()}};
       if (e.pair) {
         j["src"] = e.src;
         j["dst"] = e.dst;

@@ -26,15 +26,15 @@ struct DiffOptions {
 };
 
 struct DiffEntry {
-  bool pair = false;     // a pair result, else a node check
+  bool pair = false;  // a pair result, else a node check
   std::string stage, check;
-  std::string node;      // node checks
-  std::string src, dst;  // pairs
-  bool directed = false; // the pair check tests each direction
+  std::string node;       // node checks
+  std::string src, dst;   // pairs
+  bool directed = false;  // the pair check tests each direction
   Outcome from = Outcome::kPass, to = Outcome::kPass;
   std::optional<double> from_value, to_value;
   std::string unit;
-  std::string detail;    // what B says (message or value change)
+  std::string detail;  // what B says (message or value change)
   // "gpu02 parity/driver: fail -> pass (535.104.05 -> 550.54.15)"
   std::string ToString() const;
 };

@@ -84,7 +84,8 @@ TEST(Diff, BandwidthCountsOnlyBeyondTheTolerance) {
   Pair(a, "n1", "n2", Outcome::kPass, 20.0);
   Pair(b, "n2", "n1", Outcome::kPass, 17.0);  // stored the other way round
   EXPECT_EQ(DiffRuns(a, b).slower.size(), 1u);
-  EXPECT_EQ(DiffRuns(a, b).slower[0].ToString(), "nccl allreduce n2 <-> n1: 20.0 -> 17.0 GB/s (-15%)");
+  EXPECT_EQ(DiffRuns(a, b).slower[0].ToString(),
+            "nccl allreduce n2 <-> n1: 20.0 -> 17.0 GB/s (-15%)");
   DiffOptions lax;
   lax.tolerance = 0.2;
   EXPECT_TRUE(DiffRuns(a, b, lax).slower.empty());

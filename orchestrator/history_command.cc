@@ -7,11 +7,11 @@
 #include "orchestrator/analysis/analysis.h"
 #include "orchestrator/diff.h"
 #include "orchestrator/run/run_lock.h"
+#include "orchestrator/store/run_data.h"
 #include "orchestrator/store/store.h"
 #include "reports/html.h"
 #include "reports/json_report.h"
 #include "reports/junit.h"
-#include "orchestrator/store/run_data.h"
 #include "reports/terminal.h"
 
 namespace cc {

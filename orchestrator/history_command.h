@@ -9,9 +9,9 @@
 namespace cc {
 
 struct ReportOptions {
-  std::string db_path;   // "" = DefaultStorePath()
-  int64_t run_id = 0;    // 0 = the latest
-  bool json = false;     // JSON (run, verdicts, node table) on stdout
+  std::string db_path;  // "" = DefaultStorePath()
+  int64_t run_id = 0;   // 0 = the latest
+  bool json = false;    // JSON (run, verdicts, node table) on stdout
   bool color = false;
   std::string html_path;   // also write the HTML page here; "" = none
   std::string junit_path;  // also write JUnit XML here; "" = none
@@ -29,9 +29,9 @@ int ReportCommand(const ReportOptions& options);
 int HistoryCommand(const std::string& db_path, std::FILE* out, std::FILE* err);
 
 struct DiffCommandOptions {
-  std::string db_path;   // "" = DefaultStorePath()
-  int64_t a = 0;         // the earlier run
-  int64_t b = 0;         // the later run; 0 = the latest
+  std::string db_path;  // "" = DefaultStorePath()
+  int64_t a = 0;        // the earlier run
+  int64_t b = 0;        // the later run; 0 = the latest
   double tolerance = 0.10;
   bool json = false;
   std::FILE* out = stdout;

@@ -15,8 +15,7 @@ std::string ExampleInventoryPath(const std::string& inventory_path);
 //   my-cluster.toml,
 //   ...
 // `example_exists` says whether ExampleInventoryPath exists.
-std::string NextStepAfterLocalRun(const std::string& inventory_path,
-                                  const std::string& transport,
+std::string NextStepAfterLocalRun(const std::string& inventory_path, const std::string& transport,
                                   bool example_exists);
 
 }  // namespace cc

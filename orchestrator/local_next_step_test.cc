@@ -10,7 +10,8 @@ TEST(LocalNextStep, ALocalRunEndsWithTheExampleInventoryNextToIt) {
   EXPECT_EQ(ExampleInventoryPath("local.toml"), "example.toml");
   std::string s = NextStepAfterLocalRun("/usr/share/clustercheck/local.toml", "local", true);
   EXPECT_NE(s.find("next step:"), std::string::npos) << s;
-  EXPECT_NE(s.find("cp /usr/share/clustercheck/example.toml my-cluster.toml"), std::string::npos) << s;
+  EXPECT_NE(s.find("cp /usr/share/clustercheck/example.toml my-cluster.toml"), std::string::npos)
+      << s;
   EXPECT_NE(s.find("clustercheck run my-cluster.toml"), std::string::npos) << s;
 }
 

@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "common/outcome.h"
-#include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/history_command.h"
 #include "orchestrator/run_command.h"
+#include "orchestrator/transport/agent_channel.h"
 #include "version.h"
 
 namespace {
@@ -42,14 +42,16 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", CLUSTERCHECK_VERSION);
   app.require_subcommand(1);
   std::string db;
-  app.add_option("--db", db, "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
+  app.add_option("--db", db,
+                 "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
 
   cc::RunOptions run;
   std::string stages;
   auto* run_cmd = app.add_subcommand("run", "run the checks of an inventory");
   run_cmd->add_option("inventory", run.inventory_path, "inventory TOML file")->required();
   run_cmd->add_option("--db", db, "results database");
-  run_cmd->add_option("--stages", stages, "comma-separated stages (default: all; facts always runs)");
+  run_cmd->add_option("--stages", stages,
+                      "comma-separated stages (default: all; facts always runs)");
   run_cmd->add_option("--limit", run.limit, "only these nodes (hostlist, e.g. gpu[001-004])");
   run_cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
       ->check(CLI::PositiveNumber);
@@ -63,12 +65,14 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
   report_cmd->add_option("run", report.run_id, "run id");
   report_cmd->add_option("--db", db, "results database");
-  report_cmd->add_flag("--json", report.json, "JSON (run, verdicts, node table) instead of the terminal report");
+  report_cmd->add_flag("--json", report.json,
+                       "JSON (run, verdicts, node table) instead of the terminal report");
   report_cmd->add_option("--html", report.html_path, "also write a self-contained HTML page here");
   report_cmd->add_option("--junit", report.junit_path, "also write JUnit XML here (CI gating)");
   report_cmd->add_option("--baseline", report.baseline_run, "compare bandwidth with this run");
-  report_cmd->add_option("--outlier-fraction", report.outlier_fraction,
-                         "a pair below this fraction of the median is an outlier (default 0.8)")
+  report_cmd
+      ->add_option("--outlier-fraction", report.outlier_fraction,
+                   "a pair below this fraction of the median is an outlier (default 0.8)")
       ->check(CLI::Range(0.01, 1.0));
   report_cmd->add_option("--min-busbw", report.min_busbw_gbps, "busbw floor in GB/s (default none)")
       ->check(CLI::NonNegativeNumber);
@@ -81,8 +85,9 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("a", diff.a, "the earlier run")->required();
   diff_cmd->add_option("b", diff.b, "the later run (default: the latest)");
   diff_cmd->add_option("--db", db, "results database");
-  diff_cmd->add_option("--tolerance", diff.tolerance,
-                       "relative bandwidth change that counts (default 0.10)")
+  diff_cmd
+      ->add_option("--tolerance", diff.tolerance,
+                   "relative bandwidth change that counts (default 0.10)")
       ->check(CLI::NonNegativeNumber);
   diff_cmd->add_flag("--json", diff.json, "JSON instead of text");
 

@@ -4,22 +4,22 @@
 #include <cmath>
 #include <cstdio>
 
-#include "orchestrator/stages/ports/ports_plan.h"
-#include "orchestrator/run/schedule.h"
 #include "orchestrator/inventory/stage_settings.h"
+#include "orchestrator/run/schedule.h"
+#include "orchestrator/stages/ports/ports_plan.h"
 
 namespace cc {
 namespace {
 
 // Rough costs of one step, seen on small clusters; they make the estimate
 // an order of magnitude, not a promise.
-constexpr double kConnectWaveS = 3;      // ssh + push + hello, one window
-constexpr double kFactsWaveS = 5;        // agent facts, one window
-constexpr double kNcclIntraS = 30;       // intra-node AllReduce over sizes
-constexpr double kNcclRoundS = 20;       // one round of pair AllReduces
-constexpr double kNcclClusterS = 30;     // the whole-cluster AllReduce
-constexpr double kMpiRoundS = 10;        // one round of MPI ping-pongs
-constexpr double kNicsRoundS = 2;        // one round of reachability probes
+constexpr double kConnectWaveS = 3;   // ssh + push + hello, one window
+constexpr double kFactsWaveS = 5;     // agent facts, one window
+constexpr double kNcclIntraS = 30;    // intra-node AllReduce over sizes
+constexpr double kNcclRoundS = 20;    // one round of pair AllReduces
+constexpr double kNcclClusterS = 30;  // the whole-cluster AllReduce
+constexpr double kMpiRoundS = 10;     // one round of MPI ping-pongs
+constexpr double kNicsRoundS = 2;     // one round of reachability probes
 
 std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -68,8 +68,9 @@ std::vector<StagePlan> PlanStages(const Inventory& inv, const std::vector<std::s
   size_t per_round = rounds.empty() ? 0 : rounds.front().size();
 
   std::vector<StagePlan> out;
-  out.push_back({"connect", Plural(n, "node", "nodes") + " (" + Plural(waves, "wave", "waves") +
-                                " of up to " + std::to_string(fanout) + ")",
+  out.push_back({"connect",
+                 Plural(n, "node", "nodes") + " (" + Plural(waves, "wave", "waves") + " of up to " +
+                     std::to_string(fanout) + ")",
                  waves * kConnectWaveS});
   for (const auto& stage : stages) {
     StagePlan p{stage, "", 0};

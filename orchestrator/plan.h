@@ -17,8 +17,8 @@ struct PlanOptions {
 
 struct StagePlan {
   std::string stage;
-  std::string work;        // "120 pairs in 15 rounds of 8"
-  double estimate_s = 0;   // rough, when nothing times out
+  std::string work;       // "120 pairs in 15 rounds of 8"
+  double estimate_s = 0;  // rough, when nothing times out
 };
 
 // One entry per stage, "connect" first (it always runs). Unknown stage

@@ -8,18 +8,18 @@
 #include <fstream>
 
 #include "common/hostlist.h"
-#include "orchestrator/run/fleet.h"
-#include "orchestrator/run/install_layout.h"
-#include "orchestrator/transport/local_transport.h"
 #include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
+#include "orchestrator/run/fleet.h"
+#include "orchestrator/run/install_layout.h"
 #include "orchestrator/run/run_lock.h"
+#include "orchestrator/run/stage.h"
+#include "orchestrator/store/run_data.h"
+#include "orchestrator/transport/local_transport.h"
 #include "orchestrator/transport/shell_notice.h"
 #include "orchestrator/transport/ssh_identity_check.h"
 #include "orchestrator/transport/ssh_transport.h"
-#include "orchestrator/run/stage.h"
-#include "orchestrator/store/run_data.h"
 #include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
@@ -36,9 +36,8 @@ namespace {
 
 // Stage names from the command line, else the inventory, else all; facts
 // always runs first because every later stage reads its facts.
-Result<std::vector<std::string>> ResolveStages(const RunOptions& o,
-                                               const Inventory& inv) {
-  std::vector<std::string> names = !o.stages.empty() ? o.stages
+Result<std::vector<std::string>> ResolveStages(const RunOptions& o, const Inventory& inv) {
+  std::vector<std::string> names = !o.stages.empty()     ? o.stages
                                    : !inv.stages.empty() ? inv.stages
                                                          : DefaultStageNames();
   for (const auto& n : names) {
@@ -69,14 +68,17 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
   r.stage = "connect";
   r.check = "agent";
   r.outcome = s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status);
-  r.message = s.usable()
-                  ? "agent " + s.hello.value("agent_version", std::string("?")) +
-                        " ready in " + std::to_string(static_cast<int>(s.prepare_ms)) + " ms" +
-                        (s.bytes_pushed ? ", pushed " + std::to_string(s.bytes_pushed) + " bytes" : "")
-                  : s.step + ": " + s.status.ToString();
+  r.message =
+      s.usable()
+          ? "agent " + s.hello.value("agent_version", std::string("?")) + " ready in " +
+                std::to_string(static_cast<int>(s.prepare_ms)) + " ms" +
+                (s.bytes_pushed ? ", pushed " + std::to_string(s.bytes_pushed) + " bytes" : "")
+          : s.step + ": " + s.status.ToString();
   r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
-  r.evidence = {{"step", s.step}, {"prepare_ms", s.prepare_ms},
-                {"bytes_pushed", s.bytes_pushed}, {"shell_startup_s", s.shell_startup_s}};
+  r.evidence = {{"step", s.step},
+                {"prepare_ms", s.prepare_ms},
+                {"bytes_pushed", s.bytes_pushed},
+                {"shell_startup_s", s.shell_startup_s}};
   if (!put.ok()) r.evidence["store_error"] = put.ToString();
   ctx.Record(r);
   for (const auto& w : s.warnings) {
@@ -100,7 +102,8 @@ bool HasIdentityFileLine(const std::string& config_path) {
     size_t i = line.find_first_not_of(" \t");
     if (i == std::string::npos) continue;
     std::string word;
-    for (; i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '='; ++i) {
+    for (; i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '=';
+         ++i) {
       word += static_cast<char>(std::tolower(static_cast<unsigned char>(line[i])));
     }
     if (word == "identityfile") return true;
@@ -125,9 +128,7 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
   return s;
 }
 
-int ExitCodeFor(const StageContext& ctx) {
-  return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk;
-}
+int ExitCodeFor(const StageContext& ctx) { return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk; }
 
 }  // namespace
 
@@ -151,8 +152,8 @@ int RunClusterCheck(const RunOptions& o) {
   }
   nlohmann::json rerun_meta = nlohmann::json::object();
   if (o.rerun_failed != 0) {
-    int rc = ApplyRerunFailed(o.db_path.empty() ? DefaultStorePath() : o.db_path,
-                              o.rerun_failed, *inv, rerun_meta, o.out, o.err);
+    int rc = ApplyRerunFailed(o.db_path.empty() ? DefaultStorePath() : o.db_path, o.rerun_failed,
+                              *inv, rerun_meta, o.out, o.err);
     if (rc >= 0) return rc;
   }
   if (o.dry_run) {
@@ -217,7 +218,12 @@ int RunClusterCheck(const RunOptions& o) {
   if (progress_out) {
     std::fprintf(progress_out, "clustercheck %s: run %lld, %zu nodes, stages %s\n",
                  CLUSTERCHECK_VERSION, static_cast<long long>(*run_id), inv->nodes.size(),
-                 [&] { std::string s; for (auto& n : *stages) s += (s.empty() ? "" : ",") + n; return s; }().c_str());
+                 [&] {
+                   std::string s;
+                   for (auto& n : *stages) s += (s.empty() ? "" : ",") + n;
+                   return s;
+                 }()
+                     .c_str());
   }
 
   progress.StartStage("connect", static_cast<long long>(inv->nodes.size()), "nodes");
@@ -279,9 +285,10 @@ int RunClusterCheck(const RunOptions& o) {
     // On one machine every stage gets its line (a newcomer's first run).
     if (inv->transport == "local") std::fprintf(o.out, "\n%s", RenderStageLines(*data).c_str());
     std::string example = ExampleInventoryPath(inv->path);
-    std::fprintf(o.out, "%s",
-                 NextStepAfterLocalRun(inv->path, inv->transport,
-                                       ::access(example.c_str(), R_OK) == 0).c_str());
+    std::fprintf(
+        o.out, "%s",
+        NextStepAfterLocalRun(inv->path, inv->transport, ::access(example.c_str(), R_OK) == 0)
+            .c_str());
   }
   return exit_code;
 }

@@ -13,15 +13,15 @@ namespace cc {
 
 struct RunOptions {
   std::string inventory_path;
-  std::string db_path;                // "" = DefaultStorePath()
-  std::vector<std::string> stages;    // empty = inventory's, else default
-  std::string limit;                  // hostlist of nodes to keep, "" = all
-  bool json = false;                  // JSON on stdout instead of the summary
-  int64_t rerun_failed = 0;           // only what failed in this run; 0 = off
-  bool dry_run = false;               // print the plan, contact nothing
-  int fanout = 0;                     // 0 = inventory's ssh.fanout
-  std::string agent_binary;           // "" = next to this executable
-  std::string argv;                   // as typed, for the record
+  std::string db_path;              // "" = DefaultStorePath()
+  std::vector<std::string> stages;  // empty = inventory's, else default
+  std::string limit;                // hostlist of nodes to keep, "" = all
+  bool json = false;                // JSON on stdout instead of the summary
+  int64_t rerun_failed = 0;         // only what failed in this run; 0 = off
+  bool dry_run = false;             // print the plan, contact nothing
+  int fanout = 0;                   // 0 = inventory's ssh.fanout
+  std::string agent_binary;         // "" = next to this executable
+  std::string argv;                 // as typed, for the record
   bool color = false;
   bool progress_tty = false;
   std::FILE* out = stdout;

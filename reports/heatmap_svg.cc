@@ -22,7 +22,9 @@ std::string Fmt(double v, const char* f = "%.1f") {
 // Red (0) -> amber (0.5) -> green (1).
 std::string ScaleColour(double t) {
   t = std::clamp(t, 0.0, 1.0);
-  struct Rgb { double r, g, b; };
+  struct Rgb {
+    double r, g, b;
+  };
   const Rgb lo{214, 69, 69}, mid{227, 181, 5}, hi{46, 158, 91};
   const Rgb& a = t < 0.5 ? lo : mid;
   const Rgb& b = t < 0.5 ? mid : hi;
@@ -53,12 +55,18 @@ std::string CellTitle(const PairMatrix& m, size_t i, size_t j) {
 
 const char* OutcomeColour(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return "#2e9e5b";
-    case Outcome::kWarn: return "#e3b505";
-    case Outcome::kFail: return "#d64545";
-    case Outcome::kHang: return "#8e44ad";
-    case Outcome::kSkip: return "#b8bcc2";
-    case Outcome::kError: return "#ef8a2e";
+    case Outcome::kPass:
+      return "#2e9e5b";
+    case Outcome::kWarn:
+      return "#e3b505";
+    case Outcome::kFail:
+      return "#d64545";
+    case Outcome::kHang:
+      return "#8e44ad";
+    case Outcome::kSkip:
+      return "#b8bcc2";
+    case Outcome::kError:
+      return "#ef8a2e";
   }
   return "#000";
 }
@@ -133,8 +141,8 @@ std::string RenderHeatmapSvg(const PairMatrix& m) {
     o << "<rect x=\"" << Fmt(left) << "\" y=\"" << Fmt(ly) << "\" width=\"" << Fmt(lw)
       << "\" height=\"10\" rx=\"2\" fill=\"url(#" << id << ")\"/>\n";
     o << "<text x=\"" << Fmt(left) << "\" y=\"" << Fmt(ly + 24) << "\">0</text>\n";
-    o << "<text x=\"" << Fmt(left + lw) << "\" y=\"" << Fmt(ly + 24)
-      << "\" text-anchor=\"end\">" << Fmt(max_value) << " " << EscapeXml(m.unit) << "</text>\n";
+    o << "<text x=\"" << Fmt(left + lw) << "\" y=\"" << Fmt(ly + 24) << "\" text-anchor=\"end\">"
+      << Fmt(max_value) << " " << EscapeXml(m.unit) << "</text>\n";
   } else {
     o << "<text x=\"" << Fmt(left) << "\" y=\"" << Fmt(ly + 4) << "\" fill=\"#555\">"
       << (m.directed ? "row sends to column" : "symmetric: one test per pair") << "</text>\n";

@@ -43,8 +43,8 @@ void Header(std::ostringstream& o, const RunData& d) {
     << "<div><span class=\"word\">" << E(word) << "</span><span class=\"line\">" << E(rest)
     << "</span></div>\n"
     << "<div class=\"sub\">run " << d.run.id << " of <b>"
-    << E(d.run.inventory_name.empty() ? d.run.inventory_path : d.run.inventory_name) << "</b> &middot; "
-    << d.NodeNames().size() << " nodes &middot; " << E(d.run.started_at)
+    << E(d.run.inventory_name.empty() ? d.run.inventory_path : d.run.inventory_name)
+    << "</b> &middot; " << d.NodeNames().size() << " nodes &middot; " << E(d.run.started_at)
     << (d.run.finished_at.empty() ? " (did not finish)" : " &rarr; " + E(d.run.finished_at))
     << " &middot; clustercheck " << E(d.run.version) << "</div>\n<div class=\"counts\">";
   auto count = [&](int n, const char* what) {
@@ -81,9 +81,10 @@ void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs) {
     }
     if (!v.evidence.empty()) {
       o << "<details><summary>Evidence";
-      if (!v.pairs.empty()) o << " (" << v.pairs.size() << " pair" << (v.pairs.size() == 1 ? "" : "s") << ")";
-      o << "</summary><pre>"
-        << E(v.evidence.dump(2, ' ', false, json::error_handler_t::replace)) << "</pre></details>\n";
+      if (!v.pairs.empty())
+        o << " (" << v.pairs.size() << " pair" << (v.pairs.size() == 1 ? "" : "s") << ")";
+      o << "</summary><pre>" << E(v.evidence.dump(2, ' ', false, json::error_handler_t::replace))
+        << "</pre></details>\n";
     }
     o << "</div>\n";
   }
@@ -109,9 +110,10 @@ void Matrices(std::ostringstream& o, const RunData& d, const HtmlOptions& opt) {
       << RenderHeatmapSvg(m) << "\n</figure>\n";
   }
   o << "</div>\n<div class=\"legend\">";
-  for (Outcome x : {Outcome::kPass, Outcome::kWarn, Outcome::kFail, Outcome::kHang,
-                    Outcome::kError, Outcome::kSkip}) {
-    o << "<span><i style=\"background:" << OutcomeColour(x) << "\"></i>" << OutcomeName(x) << "</span>";
+  for (Outcome x : {Outcome::kPass, Outcome::kWarn, Outcome::kFail, Outcome::kHang, Outcome::kError,
+                    Outcome::kSkip}) {
+    o << "<span><i style=\"background:" << OutcomeColour(x) << "\"></i>" << OutcomeName(x)
+      << "</span>";
   }
   o << "<span><i style=\"background:#f1f2f4\"></i>not tested</span>"
     << "<span>rows send, columns receive; hover a cell for details</span></div>\n</section>\n";
@@ -174,8 +176,8 @@ void NodeChecks(std::ostringstream& o, const RunData& d) {
   std::stable_sort(rs.begin(), rs.end(), [](const NodeResult* a, const NodeResult* b) {
     return OutcomeSeverity(a->outcome) > OutcomeSeverity(b->outcome);
   });
-  o << "<section id=\"checks\"><h2>Node checks that did not pass<small>" << rs.size()
-    << " of " << total << "</small></h2>\n";
+  o << "<section id=\"checks\"><h2>Node checks that did not pass<small>" << rs.size() << " of "
+    << total << "</small></h2>\n";
   if (rs.empty()) {
     o << "<div class=\"ok\">Every node check passed.</div></section>\n";
     return;
@@ -183,9 +185,10 @@ void NodeChecks(std::ostringstream& o, const RunData& d) {
   o << "<table><tr><th>outcome</th><th>stage / check</th><th>node</th><th>value</th>"
        "<th>expected</th><th>message</th></tr>\n";
   for (const auto* r : rs) {
-    o << "<tr><td>" << Badge(r->outcome) << "</td><td class=\"mono\">" << E(r->stage + " / " + r->check)
-      << "</td><td class=\"mono\">" << E(r->node) << "</td><td class=\"mono\">" << E(r->value)
-      << "</td><td class=\"mono\">" << E(r->expected) << "</td><td>" << E(r->message) << "</td></tr>\n";
+    o << "<tr><td>" << Badge(r->outcome) << "</td><td class=\"mono\">"
+      << E(r->stage + " / " + r->check) << "</td><td class=\"mono\">" << E(r->node)
+      << "</td><td class=\"mono\">" << E(r->value) << "</td><td class=\"mono\">" << E(r->expected)
+      << "</td><td>" << E(r->message) << "</td></tr>\n";
   }
   o << "</table></section>\n";
 }
@@ -193,7 +196,8 @@ void NodeChecks(std::ostringstream& o, const RunData& d) {
 std::string JoinJson(const json& v) {
   if (!v.is_array()) return v.is_string() ? v.get<std::string>() : v.dump();
   std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+  for (const auto& x : v)
+    s += (s.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
   return s;
 }
 
@@ -213,7 +217,7 @@ void Metadata(std::ostringstream& o, const RunData& d) {
   row("inventory name", r.inventory_name);
   row("inventory sha256", r.inventory_sha256);
   for (const auto& [k, v] : r.meta.items()) {
-    if (k == "nodes") continue;  // the node table shows them
+    if (k == "nodes") continue;                 // the node table shows them
     if (k.rfind("retests.", 0) == 0) continue;  // one line per stage below
     row(k.c_str(), JoinJson(v));
   }

@@ -32,14 +32,15 @@ std::string Detail(const std::string& value, const std::string& expected,
   std::string d;
   if (!value.empty()) d += "value: " + value + "\n";
   if (!expected.empty()) d += "expected: " + expected + "\n";
-  if (!evidence.empty()) d += "evidence: " + evidence.dump(2, ' ', false,
-                                                           nlohmann::json::error_handler_t::replace) + "\n";
+  if (!evidence.empty())
+    d += "evidence: " + evidence.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
   return d;
 }
 
 void WriteCase(std::ostringstream& o, const Case& c) {
-  o << "    <testcase classname=\"" << EscapeXml(c.classname) << "\" name=\""
-    << EscapeXml(c.name) << "\" time=\"0\"";
+  o << "    <testcase classname=\"" << EscapeXml(c.classname) << "\" name=\"" << EscapeXml(c.name)
+    << "\" time=\"0\"";
   std::string msg = EscapeXml(c.message);
   std::string body = EscapeXml(c.detail);
   switch (c.outcome) {
@@ -57,8 +58,8 @@ void WriteCase(std::ostringstream& o, const Case& c) {
       break;
     case Outcome::kFail:
     case Outcome::kHang:
-      o << ">\n      <failure message=\"" << msg << "\" type=\"" << OutcomeName(c.outcome)
-        << "\">" << body << "</failure>\n";
+      o << ">\n      <failure message=\"" << msg << "\" type=\"" << OutcomeName(c.outcome) << "\">"
+        << body << "</failure>\n";
       break;
   }
   o << "    </testcase>\n";
@@ -80,8 +81,8 @@ std::string RenderJunit(const RunData& d) {
   for (const auto& r : d.node_results) {
     if (IsStageVerdict(r)) continue;  // verdicts, not checks; the pairs carry them
     std::string msg = r.message.empty() ? OutcomeName(r.outcome) : r.message;
-    suite(r.stage).Add({r.stage + "." + r.check, r.node, r.outcome, msg,
-                        Detail(r.value, r.expected, r.evidence)});
+    suite(r.stage).Add(
+        {r.stage + "." + r.check, r.node, r.outcome, msg, Detail(r.value, r.expected, r.evidence)});
   }
   for (const auto& r : d.pair_results) {
     Suite& s = suite(r.stage);
@@ -104,8 +105,8 @@ std::string RenderJunit(const RunData& d) {
   }
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o << "<testsuites name=\"" << EscapeXml("clustercheck run " + std::to_string(d.run.id) + " of " +
-                                          d.run.inventory_name)
+  o << "<testsuites name=\""
+    << EscapeXml("clustercheck run " + std::to_string(d.run.id) + " of " + d.run.inventory_name)
     << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\"" << errors
     << "\" skipped=\"" << skipped << "\" timestamp=\"" << EscapeXml(d.run.started_at) << "\">\n";
   for (const auto& s : suites) {

@@ -53,9 +53,15 @@ std::vector<NodeRow> BuildNodeTable(const RunData& d) {
 nlohmann::json NodeTableToJson(const std::vector<NodeRow>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows) {
-    a.push_back({{"node", r.node},     {"address", r.address}, {"reachable", r.reachable},
-                 {"error", r.error},   {"driver", r.driver},   {"cuda", r.cuda},
-                 {"nccl", r.nccl},     {"gpus", r.gpus},       {"worst", OutcomeName(r.worst)},
+    a.push_back({{"node", r.node},
+                 {"address", r.address},
+                 {"reachable", r.reachable},
+                 {"error", r.error},
+                 {"driver", r.driver},
+                 {"cuda", r.cuda},
+                 {"nccl", r.nccl},
+                 {"gpus", r.gpus},
+                 {"worst", OutcomeName(r.worst)},
                  {"checks", r.counts.ToString()}});
   }
   return a;

@@ -15,11 +15,11 @@ struct NodeRow {
   std::string node;
   std::string address;
   bool reachable = false;
-  std::string error;        // why not reachable
-  std::string driver;       // "" when not reported
-  std::string cuda;         // CUDA driver API version
+  std::string error;   // why not reachable
+  std::string driver;  // "" when not reported
+  std::string cuda;    // CUDA driver API version
   std::string nccl;
-  std::string gpus;         // "8 x NVIDIA H200", "8", ""
+  std::string gpus;                // "8 x NVIDIA H200", "8", ""
   Outcome worst = Outcome::kPass;  // over its node checks and its pairs
   OutcomeCounts counts;            // its node checks only
 };

@@ -22,12 +22,18 @@ struct Raw {
 
 char OutcomeChar(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return '.';
-    case Outcome::kWarn: return '~';
-    case Outcome::kFail: return 'X';
-    case Outcome::kHang: return 'H';
-    case Outcome::kSkip: return '-';
-    case Outcome::kError: return '?';
+    case Outcome::kPass:
+      return '.';
+    case Outcome::kWarn:
+      return '~';
+    case Outcome::kFail:
+      return 'X';
+    case Outcome::kHang:
+      return 'H';
+    case Outcome::kSkip:
+      return '-';
+    case Outcome::kError:
+      return '?';
   }
   return '?';
 }
@@ -174,9 +180,7 @@ PairMatrix Build(const Raw& raw, bool fold) {
 
 }  // namespace
 
-char CellChar(const MatrixCell& cell) {
-  return cell.tested == 0 ? ' ' : OutcomeChar(cell.worst);
-}
+char CellChar(const MatrixCell& cell) { return cell.tested == 0 ? ' ' : OutcomeChar(cell.worst); }
 
 std::vector<PairMatrix> BuildPairMatrices(const RunData& data, const MatrixOptions& options) {
   std::vector<PairMatrix> out;

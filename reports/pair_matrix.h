@@ -13,20 +13,20 @@
 namespace cc {
 
 struct MatrixCell {
-  int tested = 0;                  // results behind this cell
-  Outcome worst = Outcome::kPass;  // meaningful when tested > 0
-  bool mixed = false;              // its results differ in outcome
-  std::optional<double> min_value; // lowest value among them (busbw, ...)
+  int tested = 0;                   // results behind this cell
+  Outcome worst = Outcome::kPass;   // meaningful when tested > 0
+  bool mixed = false;               // its results differ in outcome
+  std::optional<double> min_value;  // lowest value among them (busbw, ...)
   std::optional<double> max_value;
-  std::string state;               // the worst result's state
+  std::string state;  // the worst result's state
 };
 
 struct PairMatrix {
   std::string stage;
   std::string check;
-  std::string unit;           // "GB/s" when results carry values
-  bool directed = false;      // both directions tested separately
-  bool has_values = false;    // some results carry a value
+  std::string unit;                               // "GB/s" when results carry values
+  bool directed = false;                          // both directions tested separately
+  bool has_values = false;                        // some results carry a value
   std::vector<std::string> labels;                // folded hostlists
   std::vector<std::vector<std::string>> members;  // nodes of each label
   std::vector<std::vector<MatrixCell>> cells;     // [row][column]
@@ -44,8 +44,7 @@ struct MatrixOptions {
 // Nodes in run order. Folding groups nodes whose cells towards every other
 // group are alike (partition refinement), so a group's cells are exact
 // unless `mixed`.
-std::vector<PairMatrix> BuildPairMatrices(const RunData& data,
-                                          const MatrixOptions& options = {});
+std::vector<PairMatrix> BuildPairMatrices(const RunData& data, const MatrixOptions& options = {});
 
 // One character per cell: '.' pass, '~' warn, 'X' fail, 'H' hang,
 // '-' skip, '?' error, ' ' not tested.

@@ -13,11 +13,11 @@
 #include <set>
 #include <sstream>
 
+#include "build_paths.h"
 #include "orchestrator/analysis/analysis.h"
 #include "reports/json_report.h"
 #include "reports/sample_runs_test.h"
 #include "reports/terminal.h"
-#include "build_paths.h"
 
 namespace cc {
 namespace {

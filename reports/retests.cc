@@ -42,9 +42,8 @@ std::vector<StageRetests> RetestsOf(const RunData& d) {
   auto rank = [&](const StageRetests& r) {
     return static_cast<size_t>(std::find(order.begin(), order.end(), r.stage) - order.begin());
   };
-  std::stable_sort(out.begin(), out.end(), [&](const StageRetests& a, const StageRetests& b) {
-    return rank(a) < rank(b);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const StageRetests& a, const StageRetests& b) { return rank(a) < rank(b); });
   return out;
 }
 

@@ -27,8 +27,10 @@ RunData WithStages() {
 
 TEST(Retests, StagesThatRetestedAreListedInRunOrder) {
   RunData d = WithStages();
-  d.run.meta["retests.ports"] = {{"retested", 12}, {"confirmed", 10}, {"flaky", 2}, {"unconfirmed", 0}};
-  d.run.meta["retests.nics"] = {{"retested", 1}, {"confirmed", 0}, {"flaky", 0}, {"unconfirmed", 1}};
+  d.run.meta["retests.ports"] = {
+      {"retested", 12}, {"confirmed", 10}, {"flaky", 2}, {"unconfirmed", 0}};
+  d.run.meta["retests.nics"] = {
+      {"retested", 1}, {"confirmed", 0}, {"flaky", 0}, {"unconfirmed", 1}};
   d.run.meta["retests.mpi"] = {{"retested", 0}, {"confirmed", 0}, {"flaky", 0}, {"unconfirmed", 0}};
   d.run.meta["retests.bogus"] = "12";
   auto rs = RetestsOf(d);
@@ -45,7 +47,8 @@ TEST(Retests, StagesThatRetestedAreListedInRunOrder) {
 
 TEST(Retests, EveryReportPrintsALinePerStageThatRetested) {
   RunData d = WithStages();
-  d.run.meta["retests.ports"] = {{"retested", 3}, {"confirmed", 1}, {"flaky", 2}, {"unconfirmed", 0}};
+  d.run.meta["retests.ports"] = {
+      {"retested", 3}, {"confirmed", 1}, {"flaky", 2}, {"unconfirmed", 0}};
   std::string text = RenderTerminal(d, {});
   EXPECT_NE(text.find("\n  ports    1 pair results"), std::string::npos) << text;
   EXPECT_NE(text.find("\n" + std::string(11, ' ') + "retests: 3 retested: 1 confirmed, 2 flaky\n"),
@@ -55,8 +58,9 @@ TEST(Retests, EveryReportPrintsALinePerStageThatRetested) {
   auto j = ReportJson(d, {});
   EXPECT_EQ(j["retests"]["ports"]["confirmed"], 1);
   std::string html = RenderHtml(d, {}, {});
-  EXPECT_NE(html.find("<dt>retests ports</dt><dd class=\"mono\">3 retested: 1 confirmed, 2 flaky</dd>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<dt>retests ports</dt><dd class=\"mono\">3 retested: 1 confirmed, 2 flaky</dd>"),
+      std::string::npos);
   EXPECT_EQ(html.find("retests.ports"), std::string::npos);
 }
 

@@ -27,9 +27,9 @@ class Writer {
     return buf;
   }
 
-  void Node(const std::string& stage, const std::string& node, const std::string& check,
-            Outcome o, const std::string& value, const std::string& expected,
-            const std::string& message, json evidence = json::object()) {
+  void Node(const std::string& stage, const std::string& node, const std::string& check, Outcome o,
+            const std::string& value, const std::string& expected, const std::string& message,
+            json evidence = json::object()) {
     NodeResult r;
     r.run_id = run_;
     r.node = node;
@@ -97,10 +97,11 @@ std::vector<std::string> Names(int n) {
 json Facts(const std::string& driver, const std::string& cuda) {
   json gpus = json::array();
   for (int i = 0; i < 8; ++i) gpus.push_back({{"index", i}, {"name", "NVIDIA H200"}});
-  return {{"gpu", {{"status", "ok"}, {"driver_version", driver}, {"count", 8}, {"gpus", gpus}}},
-          {"cuda", {{"status", "ok"}, {"driver_api_version", cuda}}},
-          {"nccl", {{"status", "ok"}, {"version", "2.21.5"}}},
-          {"system", {{"kernel", "6.1.0-18-amd64"}, {"os", {{"id", "debian"}, {"version_id", "12"}}}}}};
+  return {
+      {"gpu", {{"status", "ok"}, {"driver_version", driver}, {"count", 8}, {"gpus", gpus}}},
+      {"cuda", {{"status", "ok"}, {"driver_api_version", cuda}}},
+      {"nccl", {{"status", "ok"}, {"version", "2.21.5"}}},
+      {"system", {{"kernel", "6.1.0-18-amd64"}, {"os", {{"id", "debian"}, {"version_id", "12"}}}}}};
 }
 
 Result<int64_t> Begin(Store& store, int hour, const std::vector<std::string>& nodes,
@@ -133,7 +134,8 @@ Result<int64_t> WriteDiffRun(Store& store, bool after) {
   auto id = Begin(store, after ? 10 : 9, nodes, {"facts", "parity", "nccl"}, 1);
   if (!id.ok()) return id;
   Writer w(store, *id, after ? 10 : 9);
-  for (const auto& n : nodes) w.Put(n, true, "", Facts(!after && n == "gpu02" ? "535.104.05" : "550.54.15", "12.4"));
+  for (const auto& n : nodes)
+    w.Put(n, true, "", Facts(!after && n == "gpu02" ? "535.104.05" : "550.54.15", "12.4"));
   Connected(w, nodes);
   for (const auto& n : nodes) {
     bool odd = !after && n == "gpu02";
@@ -164,7 +166,8 @@ void FaultyConnect(Writer& w) {
          "hello: timeout: gpu08: no answer within 60s");
   for (int i = 1; i <= 5; ++i) {
     std::string n = nodes[i - 1];
-    w.Put(n, true, "", Facts(n == "gpu04" ? "535.104.05" : "550.54.15", n == "gpu04" ? "12.2" : "12.4"));
+    w.Put(n, true, "",
+          Facts(n == "gpu04" ? "535.104.05" : "550.54.15", n == "gpu04" ? "12.2" : "12.4"));
     w.Node("facts", n, "collected", Outcome::kPass, "", "", "facts collected");
   }
   w.Put("gpu06", false, "unreachable: gpu06 (10.0.0.6:22): No route to host", json::object());
@@ -194,8 +197,7 @@ void FaultyParityAndNics(Writer& w) {
       if (a == b) continue;
       bool bad = a == "gpu05" || b == "gpu05";
       w.Pair("nics", a, b, "ping/ib0", bad ? Outcome::kFail : Outcome::kPass,
-             bad ? "unreachable" : "reachable", std::nullopt,
-             bad ? "no reply within 1000 ms" : "");
+             bad ? "unreachable" : "reachable", std::nullopt, bad ? "no reply within 1000 ms" : "");
     }
   }
 }
@@ -238,8 +240,8 @@ void FaultyPorts(Writer& w) {
     for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
     ev["node_pairs"] = pairs;
     std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
-                       : v.kind == "one-way" || v.kind == "pair"       ? v.nodes.at(0)
-                                                                       : FoldHostlist(v.nodes);
+                       : v.kind == "one-way" || v.kind == "pair"          ? v.nodes.at(0)
+                                                                          : FoldHostlist(v.nodes);
     w.Node("ports", node, "verdict:" + v.kind, v.severity, FormatTcpPorts(v.ports), "", v.message,
            ev);
   }
@@ -248,8 +250,7 @@ void FaultyPorts(Writer& w) {
 void FaultyNcclAndMpi(Writer& w) {
   auto nodes = Names(5);
   for (const auto& n : nodes) {
-    w.Node("nccl", n, "allreduce", Outcome::kPass, "182.3", "",
-           "8 GPUs, busbw 182.3 GB/s at 256M");
+    w.Node("nccl", n, "allreduce", Outcome::kPass, "182.3", "", "8 GPUs, busbw 182.3 GB/s at 256M");
   }
   for (size_t a = 0; a < nodes.size(); ++a) {
     for (size_t b = a + 1; b < nodes.size(); ++b) {
@@ -258,7 +259,9 @@ void FaultyNcclAndMpi(Writer& w) {
         w.Pair("nccl", x, y, "allreduce", Outcome::kWarn, "ok", 9.6,
                "busbw 9.6 GB/s at 256M over NET/Socket",
                {{"transport", "NET/Socket"},
-                {"log", {"gpu02:1234:1301 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0"}}});
+                {"log",
+                 {"gpu02:1234:1301 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
+                  "NET/Socket/0"}}});
       } else if (x == "gpu03" && y == "gpu05") {
         w.Pair("nccl", x, y, "allreduce", Outcome::kHang, "timeout", std::nullopt,
                "no progress within 120 s; ncclCommAbort",
@@ -316,10 +319,9 @@ Result<SampleRuns> WriteSampleRuns(Store& store) {
 // it checks the sample still stores (and is not a permanent skip).
 TEST(SampleRuns, WriteTheSampleDatabaseWhenAsked) {
   const char* asked = std::getenv("CLUSTERCHECK_WRITE_SAMPLE_DB");
-  std::string path = asked && *asked
-                         ? std::string(asked)
-                         : ::testing::TempDir() + "cc-sample-runs-" +
-                               std::to_string(getpid()) + ".db";
+  std::string path =
+      asked && *asked ? std::string(asked)
+                      : ::testing::TempDir() + "cc-sample-runs-" + std::to_string(getpid()) + ".db";
   std::remove(path.c_str());
   auto store = Store::Open(path);
   ASSERT_TRUE(store.ok()) << store.status().ToString();

@@ -49,8 +49,7 @@ std::string RenderStageLines(const RunData& d) {
     s.counts.Add(r.outcome);
     // A pass with a message worth reading is one that describes (e.g. the
     // interfaces found); plain passes are the counts.
-    if (r.outcome != Outcome::kPass && !r.message.empty())
-      s.AddMessage(r.node, r.message);
+    if (r.outcome != Outcome::kPass && !r.message.empty()) s.AddMessage(r.node, r.message);
   }
   for (const auto& r : d.pair_results) {
     StageSummary& s = per_stage[r.stage];
@@ -67,9 +66,7 @@ std::string RenderStageLines(const RunData& d) {
   std::string out = "on this machine, stage by stage\n";
   for (const auto& stage : StageOrder(d)) {
     auto it = per_stage.find(stage);
-    std::string head =
-        "  " + stage +
-        std::string(stage.size() < 9 ? 9 - stage.size() : 1, ' ');
+    std::string head = "  " + stage + std::string(stage.size() < 9 ? 9 - stage.size() : 1, ' ');
     if (it == per_stage.end()) {
       out += head + "stored nothing\n";
       continue;

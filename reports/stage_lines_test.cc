@@ -5,8 +5,7 @@
 namespace cc {
 namespace {
 
-NodeResult R(std::string node, std::string stage, Outcome o,
-             std::string message) {
+NodeResult R(std::string node, std::string stage, Outcome o, std::string message) {
   NodeResult r;
   r.node = std::move(node);
   r.stage = std::move(stage);
@@ -44,19 +43,18 @@ TEST(StageLines, PairChecksAreNamedWithTheirCounts) {
     p.outcome = Outcome::kPass;
     d.pair_results.push_back(p);
   }
-  EXPECT_EQ(
-      RenderStageLines(d),
-      "on this machine, stage by stage\n"
-      "  ports    3 pass\n"
-      "      between the nodes: tcp/29500 2 pass; tcp/ephemeral 1 pass\n");
+  EXPECT_EQ(RenderStageLines(d),
+            "on this machine, stage by stage\n"
+            "  ports    3 pass\n"
+            "      between the nodes: tcp/29500 2 pass; tcp/ephemeral 1 pass\n");
 }
 
 TEST(StageLines, AtMostThreeMessagesPerStage) {
   RunData d;
   d.run.meta = {{"stages", {"ports"}}};
   for (int i = 0; i < 5; ++i) {
-    d.node_results.push_back(R("n" + std::to_string(i), "ports", Outcome::kFail,
-                               "why " + std::to_string(i)));
+    d.node_results.push_back(
+        R("n" + std::to_string(i), "ports", Outcome::kFail, "why " + std::to_string(i)));
   }
   std::string s = RenderStageLines(d);
   EXPECT_NE(s.find("n2: why 2"), std::string::npos) << s;

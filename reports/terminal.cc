@@ -17,12 +17,18 @@ const char* kReset = "\033[0m";
 
 const char* Colour(Outcome o) {
   switch (o) {
-    case Outcome::kPass: return "\033[32m";
-    case Outcome::kWarn: return "\033[33m";
-    case Outcome::kSkip: return "\033[2m";
-    case Outcome::kHang: return "\033[35;1m";
-    case Outcome::kError: return "\033[33;1m";
-    default: return "\033[31;1m";
+    case Outcome::kPass:
+      return "\033[32m";
+    case Outcome::kWarn:
+      return "\033[33m";
+    case Outcome::kSkip:
+      return "\033[2m";
+    case Outcome::kHang:
+      return "\033[35;1m";
+    case Outcome::kError:
+      return "\033[33;1m";
+    default:
+      return "\033[31;1m";
   }
 }
 
@@ -57,7 +63,9 @@ std::string Paint(char c, bool color) {
 // Column keys: a-z, then A-Z; a matrix with more classes than that is
 // too big for a terminal and is left to the HTML page.
 constexpr size_t kMaxColumns = 52;
-char ColumnKey(size_t i) { return i < 26 ? static_cast<char>('a' + i) : static_cast<char>('A' + i - 26); }
+char ColumnKey(size_t i) {
+  return i < 26 ? static_cast<char>('a' + i) : static_cast<char>('A' + i - 26);
+}
 
 void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs, bool color) {
   if (vs.empty()) return;
@@ -74,8 +82,8 @@ void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& op
   o << "\npair checks (row sends to column; . pass  ~ warn  X fail  H hang  - skip  ? error;\n"
        "a range is alike nodes, its own diagonal cell the pairs among them)\n";
   for (const auto& m : ms) {
-    int total = m.counts.pass + m.counts.warn + m.counts.fail + m.counts.hang +
-                m.counts.skip + m.counts.error;
+    int total = m.counts.pass + m.counts.warn + m.counts.fail + m.counts.hang + m.counts.skip +
+                m.counts.error;
     o << "  " << m.stage << " " << m.check << ": " << total << " results, " << m.counts.ToString();
     bool all_pass = total == m.counts.pass;
     if (all_pass && !opt.show_passes) {
@@ -83,7 +91,8 @@ void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& op
         std::vector<std::string> all;
         for (const auto& mem : m.members) all.insert(all.end(), mem.begin(), mem.end());
         return all;
-      }()) << "\n";
+      }())
+        << "\n";
       continue;
     }
     o << "\n";

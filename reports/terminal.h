@@ -6,15 +6,15 @@
 #include <string>
 
 #include "orchestrator/analysis/analysis.h"
-#include "reports/pair_matrix.h"
 #include "orchestrator/store/run_data.h"
+#include "reports/pair_matrix.h"
 
 namespace cc {
 
 struct TerminalOptions {
-  bool color = false;      // ANSI colours (on a TTY)
+  bool color = false;        // ANSI colours (on a TTY)
   bool show_passes = false;  // draw matrices whose pairs all passed too
-  std::string db_path;     // for the closing "stored in" line; "" = none
+  std::string db_path;       // for the closing "stored in" line; "" = none
   AnalysisOptions analysis;  // thresholds and the baseline run
 };
 

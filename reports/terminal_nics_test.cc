@@ -32,8 +32,7 @@ TEST(TerminalNics, TheSelectionPrintsEnvLinesBadNodesAndExclusions) {
   EXPECT_NE(text.find("\n  fail: node3: eth0 10.1.0.3 is down (operstate down)\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\n  excluded 172.17.0.0/16: decoy: 172.17.0.1 (docker0)"),
-            std::string::npos)
+  EXPECT_NE(text.find("\n  excluded 172.17.0.0/16: decoy: 172.17.0.1 (docker0)"), std::string::npos)
       << text;
 }
 

@@ -32,8 +32,7 @@ std::string DescribeUnfinishedRun(const RunData& d) {
   if (status != "killed" && status != "running") return "";
   std::string reason;
   auto lv = d.run.meta.find("liveness");
-  if (lv != d.run.meta.end() && lv->is_object())
-    reason = lv->value("reason", std::string());
+  if (lv != d.run.meta.end() && lv->is_object()) reason = lv->value("reason", std::string());
   std::map<std::string, OutcomeCounts> per_stage;
   std::string last;
   for (const auto& r : d.node_results) {
@@ -44,8 +43,7 @@ std::string DescribeUnfinishedRun(const RunData& d) {
     per_stage[r.stage].Add(r.outcome);
     last = std::max(last, r.at);
   }
-  std::string out = status + ": " +
-                    (reason.empty() ? "the run did not finish" : reason) + "\n";
+  std::string out = status + ": " + (reason.empty() ? "the run did not finish" : reason) + "\n";
   out += status == "killed" ? "stored before it died:" : "stored so far:";
   bool first = true;
   for (const auto& stage : StageOrder(d)) {

@@ -9,11 +9,10 @@ RunData Killed() {
   RunData d;
   d.run.id = 7;
   d.run.status = "killed";
-  d.run.meta = {
-      {"stages", {"facts", "sleep"}},
-      {"liveness",
-       {{"status", "killed"},
-        {"reason", "controller pid 9 on ctl died without finishing the run"}}}};
+  d.run.meta = {{"stages", {"facts", "sleep"}},
+                {"liveness",
+                 {{"status", "killed"},
+                  {"reason", "controller pid 9 on ctl died without finishing the run"}}}};
   for (const char* n : {"a", "b"}) {
     NodeResult r;
     r.node = n;
@@ -32,11 +31,10 @@ RunData Killed() {
 }
 
 TEST(UnfinishedRun, AKilledRunSaysWhyAndWhatEachStageStored) {
-  EXPECT_EQ(
-      DescribeUnfinishedRun(Killed()),
-      "killed: controller pid 9 on ctl died without finishing the run\n"
-      "stored before it died: connect 2 pass; facts 1 fail; sleep nothing\n"
-      "last result at 2026-12-03T10:00:05Z\n");
+  EXPECT_EQ(DescribeUnfinishedRun(Killed()),
+            "killed: controller pid 9 on ctl died without finishing the run\n"
+            "stored before it died: connect 2 pass; facts 1 fail; sleep nothing\n"
+            "last result at 2026-12-03T10:00:05Z\n");
 }
 
 TEST(UnfinishedRun, ARunStillGoingSaysWhatIsStoredSoFar) {
@@ -44,11 +42,7 @@ TEST(UnfinishedRun, ARunStillGoingSaysWhatIsStoredSoFar) {
   d.run.status = "running";
   d.run.meta.erase("liveness");
   std::string s = DescribeUnfinishedRun(d);
-  EXPECT_EQ(
-      s.rfind("running: the run did not finish\nstored so far: connect 2 pass",
-              0),
-      0u)
-      << s;
+  EXPECT_EQ(s.rfind("running: the run did not finish\nstored so far: connect 2 pass", 0), 0u) << s;
 }
 
 TEST(UnfinishedRun, FinishedRunsSayNothing) {

@@ -64,7 +64,10 @@ struct ThreadLocal {
   ~ThreadLocal() { thread_local_destroyed = 1; }
 };
 bool ThreadLocalsAreDestroyed() {
-  std::thread([] { static thread_local ThreadLocal t; (void)t; }).join();
+  std::thread([] {
+    static thread_local ThreadLocal t;
+    (void)t;
+  }).join();
   return thread_local_destroyed == 1;
 }
 
@@ -81,8 +84,8 @@ bool SteadyWaitTimesOut() {
 bool StatWorks() {
   struct stat a, b, c;
   int fd = open("/proc/self/exe", O_RDONLY);
-  bool ok = stat("/proc/self/exe", &a) == 0 && lstat("/proc/self/exe", &b) == 0 &&
-            fd >= 0 && fstat(fd, &c) == 0 && a.st_ino == c.st_ino && S_ISLNK(b.st_mode);
+  bool ok = stat("/proc/self/exe", &a) == 0 && lstat("/proc/self/exe", &b) == 0 && fd >= 0 &&
+            fstat(fd, &c) == 0 && a.st_ino == c.st_ino && S_ISLNK(b.st_mode);
   if (fd >= 0) close(fd);
   return ok && std::filesystem::exists("/proc/self/exe") && stat("/nonexistent", &a) != 0;
 }

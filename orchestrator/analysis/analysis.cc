@@ -12,8 +12,8 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
-#include "orchestrator/run/confirm.h"
 #include "orchestrator/analysis/verdict_next_step.h"
+#include "orchestrator/run/confirm.h"
 #include "orchestrator/stages/parity/parity.h"
 
 namespace cc {
@@ -38,9 +38,8 @@ size_t NodeOrder::Index(const std::string& node) const {
 
 std::vector<std::string> NodeOrder::Sorted(const std::set<std::string>& nodes) const {
   std::vector<std::string> out(nodes.begin(), nodes.end());
-  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    return Index(a) < Index(b);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const auto& a, const auto& b) { return Index(a) < Index(b); });
   return out;
 }
 
@@ -73,11 +72,10 @@ using nlohmann::json;
 
 int KindRank(const std::string& kind) {
   static const char* kOrder[] = {
-      "unreachable", "auth-failed", "host-key", "agent-failed", "hang",
-      "bad-node", "port-blocked", "widespread", "bad-link", "one-way",
-      "wrong-host", "node-fail", "bandwidth-outlier", "incompatible", "pin-mismatch",
-      "odd-version", "in-use",
-      "untested", "flaky", "warning"};
+      "unreachable", "auth-failed",  "host-key",          "agent-failed", "hang",
+      "bad-node",    "port-blocked", "widespread",        "bad-link",     "one-way",
+      "wrong-host",  "node-fail",    "bandwidth-outlier", "incompatible", "pin-mismatch",
+      "odd-version", "in-use",       "untested",          "flaky",        "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
   }
@@ -97,8 +95,7 @@ struct Groups {
   }
 };
 
-std::vector<std::string> NodesOf(const std::vector<const NodeResult*>& rs,
-                                 const NodeOrder& order) {
+std::vector<std::string> NodesOf(const std::vector<const NodeResult*>& rs, const NodeOrder& order) {
   std::set<std::string> s;
   for (const auto* r : rs) s.insert(r->node);
   return order.Sorted(s);
@@ -113,16 +110,15 @@ json MessagesByNode(const std::vector<const NodeResult*>& rs) {
 struct ConnectKind {
   const char* value;  // ErrorKindName of the failure, as stored in value
   const char* kind;
-  const char* what;   // "<nodes> <what>"
-  const char* next;   // "<verb> <nodes> ..." with {} for the nodes
+  const char* what;  // "<nodes> <what>"
+  const char* next;  // "<verb> <nodes> ..." with {} for the nodes
 };
 const ConnectKind kConnectKinds[] = {
     {"unreachable", "unreachable", "cannot be reached over SSH",
      "check that {} is up and answers SSH on its address (ping, ssh -v)"},
     {"auth-failed", "auth-failed", "refused our SSH credentials",
      "check the SSH user and key for {} (ssh-agent, the inventory's identity)"},
-    {"host-key-mismatch", "host-key",
-     "presented a host key that does not match known_hosts",
+    {"host-key-mismatch", "host-key", "presented a host key that does not match known_hosts",
      "if {} was reinstalled, verify its new key out of band and replace the "
      "old one (ssh-keygen -R); otherwise treat it as an impostor"},
     {"timeout", "hang", "did not answer in time while the agent started",
@@ -163,9 +159,8 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
     v.summary = who + " " + ck->what;
     // The operator's first question is "why": one node's own message, the
     // common one, or the first as an example (all are in the evidence).
-    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
-      return r->message == rs.front()->message;
-    });
+    bool same = std::all_of(rs.begin(), rs.end(),
+                            [&](const NodeResult* r) { return r->message == rs.front()->message; });
     if (rs.size() == 1 || same) {
       v.summary += ": " + rs.front()->message;
     } else {
@@ -223,22 +218,20 @@ void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdic
     }
     v.nodes = NodesOf(rs, order);
     std::string expected = rs.front()->expected;
-    std::string majority =
-        check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";
+    std::string majority = check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";
     if (expected.empty()) expected = majority;
     std::string have;
     for (const auto& [value, nodes] : by_value) {
       have += std::string(have.empty() ? "" : ", ") + FoldHostlist(nodes) +
-              (nodes.size() == 1 ? " has " : " have ") +
-              (value.empty() ? "nothing" : value);
+              (nodes.size() == 1 ? " has " : " have ") + (value.empty() ? "nothing" : value);
     }
     v.summary = check + ": " + have;
     if (!expected.empty()) v.summary += "; expected " + expected;
     if (rs.size() == 1 && !rs.front()->message.empty()) {
       v.summary += " (" + rs.front()->message + ")";
     }
-    v.evidence = {{"field", check}, {"expected", expected}, {"majority", majority},
-                  {"values", values}};
+    v.evidence = {
+        {"field", check}, {"expected", expected}, {"majority", majority}, {"values", values}};
     std::string who = NodesPhrase(v.nodes);
     std::string remedy = ParityNextStep(check, who, expected);
     std::string own = OwnNextSteps(rs, nlohmann::json::object());
@@ -293,8 +286,7 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
     if (analysis::ConfirmationOf(r.evidence) == kFlaky) continue;  // a flaky verdict
     // Hangs and errors group per check; failures also by what the node has.
     bool by_value = r.outcome == Outcome::kFail || r.outcome == Outcome::kWarn;
-    g.Add({r.stage, r.check, by_value ? r.value : "", r.outcome,
-           by_value ? r.expected : ""}, &r);
+    g.Add({r.stage, r.check, by_value ? r.value : "", r.outcome, by_value ? r.expected : ""}, &r);
   }
   for (const auto& key : g.order) {
     const auto& rs = g.members[key];
@@ -335,9 +327,8 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
     }
     // Several nodes with the same message (a crippling NCCL_IB_DISABLE=1
     // set everywhere) say it once; different messages stay in evidence.
-    bool same = std::all_of(rs.begin(), rs.end(), [&](const NodeResult* r) {
-      return r->message == first.message;
-    });
+    bool same = std::all_of(rs.begin(), rs.end(),
+                            [&](const NodeResult* r) { return r->message == first.message; });
     if (same && !first.message.empty() && first.outcome != Outcome::kError) {
       v.summary += ": " + first.message;
     }
@@ -352,11 +343,11 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
 // kept as they are.
 std::string UnifiedKind(const std::string& stage_kind) {
   static const std::map<std::string, std::string> kMap = {
-      {"nothing", "widespread"},       {"isolated", "bad-node"},
-      {"sender", "bad-node"},          {"receiver", "port-blocked"},
-      {"ephemeral", "port-blocked"},   {"port-everywhere", "port-blocked"},
-      {"pair", "bad-link"},            {"one-way", "one-way"},
-      {"wrong-host", "wrong-host"},    {"in-use", "in-use"}};
+      {"nothing", "widespread"},     {"isolated", "bad-node"},
+      {"sender", "bad-node"},        {"receiver", "port-blocked"},
+      {"ephemeral", "port-blocked"}, {"port-everywhere", "port-blocked"},
+      {"pair", "bad-link"},          {"one-way", "one-way"},
+      {"wrong-host", "wrong-host"},  {"in-use", "in-use"}};
   auto it = kMap.find(stage_kind);
   return it == kMap.end() ? stage_kind : it->second;
 }
@@ -453,10 +444,10 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
 json VerdictToJson(const Verdict& v) {
   json pairs = json::array();
   for (const auto& [s, d] : v.pairs) pairs.push_back({s, d});
-  return json{{"kind", v.kind},       {"severity", OutcomeName(v.severity)},
-              {"stage", v.stage},     {"check", v.check},
-              {"nodes", v.nodes},     {"pairs", pairs},
-              {"summary", v.summary}, {"next_step", v.next_step},
+  return json{{"kind", v.kind},        {"severity", OutcomeName(v.severity)},
+              {"stage", v.stage},      {"check", v.check},
+              {"nodes", v.nodes},      {"pairs", pairs},
+              {"summary", v.summary},  {"next_step", v.next_step},
               {"evidence", v.evidence}};
 }
 

@@ -61,15 +61,15 @@
 namespace cc {
 
 struct Verdict {
-  std::string kind;       // see the list above
+  std::string kind;  // see the list above
   Outcome severity = Outcome::kFail;
-  std::vector<std::string> nodes;  // the nodes it names, in run order
+  std::vector<std::string> nodes;                          // the nodes it names, in run order
   std::vector<std::pair<std::string, std::string>> pairs;  // src, dst
-  std::string stage;      // where it was seen ("connect", "ports", ...)
-  std::string check;      // "tcp/29500", "allreduce", "driver", ...
-  std::string summary;    // one line for people, names nodes folded
+  std::string stage;    // where it was seen ("connect", "ports", ...)
+  std::string check;    // "tcp/29500", "allreduce", "driver", ...
+  std::string summary;  // one line for people, names nodes folded
   nlohmann::json evidence = nlohmann::json::object();  // pairs, values, logs
-  std::string next_step;  // "drain gpu017", "open tcp 29500 on gpu003"
+  std::string next_step;                               // "drain gpu017", "open tcp 29500 on gpu003"
 };
 
 struct AnalysisOptions {
@@ -91,8 +91,7 @@ struct AnalysisOptions {
 // All verdicts of a run, worst first: by severity, then kind (connect
 // problems and bad nodes before links, versions last), then first node.
 // A pair explained by a bad node or a hang is not repeated as a link.
-std::vector<Verdict> Analyze(const RunData& data,
-                             const AnalysisOptions& options = {});
+std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options = {});
 
 nlohmann::json VerdictToJson(const Verdict& v);
 nlohmann::json VerdictsToJson(const std::vector<Verdict>& verdicts);

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/hostlist.h"
-#include "orchestrator/run/confirm.h"
 #include "orchestrator/analysis/widespread.h"
+#include "orchestrator/run/confirm.h"
 
 namespace cc::analysis {
 namespace {
@@ -45,8 +45,7 @@ std::string AttemptsPhrase(const json& evidence) {
 }
 
 json ResultAttempts(const PairResult& r) {
-  return {{"src", r.src}, {"dst", r.dst}, {"check", r.check},
-          {"attempts", Attempts(r.evidence)}};
+  return {{"src", r.src}, {"dst", r.dst}, {"check", r.check}, {"attempts", Attempts(r.evidence)}};
 }
 
 // The checks of `rs`, "tcp/22" or "tcp/22, tcp/29500 and 3 more".
@@ -83,11 +82,13 @@ void AddResults(Verdict& v, const std::vector<const PairResult*>& rs, size_t max
 // The flaky pair results of one stage, by undirected link.
 class StageFlakes {
  public:
-  StageFlakes(std::string stage, const NodeOrder& order) : stage_(std::move(stage)), order_(order) {}
+  StageFlakes(std::string stage, const NodeOrder& order)
+      : stage_(std::move(stage)), order_(order) {}
 
   void Add(const PairResult& r) {
     if (r.src == r.dst) return;
-    Pair link = order_.Index(r.src) <= order_.Index(r.dst) ? Pair{r.src, r.dst} : Pair{r.dst, r.src};
+    Pair link =
+        order_.Index(r.src) <= order_.Index(r.dst) ? Pair{r.src, r.dst} : Pair{r.dst, r.src};
     if (r.outcome != Outcome::kSkip && r.outcome != Outcome::kError) tested_.insert(link);
     if (!IsFlaky(r)) return;
     auto [it, fresh] = flaky_.try_emplace(link);
@@ -157,9 +158,11 @@ class StageFlakes {
     size_t partners = 0;
     for (const auto& l : tested_) partners += l.first == node || l.second == node;
     v.summary = stage_ + ": " + node + " is flaky with " + std::to_string(links.size()) + " of " +
-                std::to_string(partners) + " partners (first attempts failed, retests passed; e.g. " +
-                Example(*rs.front()) + ")";
-    v.next_step = "watch " + node + ": if it is flaky again, check its NIC and link (error "
+                std::to_string(partners) +
+                " partners (first attempts failed, retests passed; e.g. " + Example(*rs.front()) +
+                ")";
+    v.next_step = "watch " + node +
+                  ": if it is flaky again, check its NIC and link (error "
                   "counters in ip -s link, dmesg, the switch port) and its load";
     out.push_back(std::move(v));
   }
@@ -175,8 +178,9 @@ class StageFlakes {
     v.evidence["flaky_pairs"] = links.size();
     v.summary = stage_ + ": " + std::to_string(links.size()) + " pairs among " +
                 FoldHostlist(v.nodes) + " are flaky (e.g. " + Example(*rs.front()) + ")";
-    v.next_step = "nothing to fix yet: if these pairs are flaky again, compare their links "
-                  "(error counters in ip -s link, the switch ports they share)";
+    v.next_step =
+        "nothing to fix yet: if these pairs are flaky again, compare their links "
+        "(error counters in ip -s link, the switch ports they share)";
     out.push_back(std::move(v));
   }
 
@@ -197,8 +201,9 @@ class StageFlakes {
                 std::to_string(s.tested_pairs) + " pairs were flaky, spread over " +
                 std::to_string(s.nodes_touched) + " of " + std::to_string(s.nodes_tested) +
                 " nodes: first attempts failed under load and passed when retested quietly";
-    v.next_step = "nothing is broken; if this recurs, lower the load (--fanout, the stage's "
-                  "parallelism) and look at what every node shares (the switch, the receivers' CPU)";
+    v.next_step =
+        "nothing is broken; if this recurs, lower the load (--fanout, the stage's "
+        "parallelism) and look at what every node shares (the switch, the receivers' CPU)";
     out.push_back(std::move(v));
   }
 
@@ -229,8 +234,8 @@ void FlakyNodeVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
     }
     v.nodes = order.Sorted(nodes);
     std::string who = NodesPhrase(v.nodes);
-    v.summary = key.first + "/" + key.second + " on " + who + " is flaky: " +
-                AttemptsPhrase(rs.front()->evidence);
+    v.summary = key.first + "/" + key.second + " on " + who +
+                " is flaky: " + AttemptsPhrase(rs.front()->evidence);
     v.next_step = "nothing to fix yet: if " + key.first + "/" + key.second + " on " + who +
                   " is flaky again, look at what it depends on there (load, dmesg)";
     out.push_back(std::move(v));
@@ -265,8 +270,8 @@ void MarkUnconfirmed(std::vector<Verdict>& vs) {
   for (auto& v : vs) {
     if (v.kind == "flaky") continue;
     json& e = v.evidence;
-    json unconfirmed = e.contains("unconfirmed") && e["unconfirmed"].is_array() ? e["unconfirmed"]
-                                                                                : json::array();
+    json unconfirmed =
+        e.contains("unconfirmed") && e["unconfirmed"].is_array() ? e["unconfirmed"] : json::array();
     size_t judged = e.value("results_judged", size_t{0});
     if (e.contains("pairs") && e["pairs"].is_array()) {
       for (const auto& p : e["pairs"]) {

@@ -202,16 +202,17 @@ TEST(AnalysisConfirm, AFlakyOrUnconfirmedNodeCheckSaysSo) {
   flaky.stage = "mpi";
   flaky.check = "launch";
   flaky.outcome = Outcome::kWarn;
-  flaky.evidence = {{"confirmation", kFlaky},
-                    {"attempts", {{{"outcome", "fail"}, {"state", "timeout"}},
-                                  {{"outcome", "pass"}, {"state", ""}}}}};
+  flaky.evidence = {
+      {"confirmation", kFlaky},
+      {"attempts",
+       {{{"outcome", "fail"}, {"state", "timeout"}}, {{"outcome", "pass"}, {"state", ""}}}}};
   NodeResult unconfirmed = flaky;
   unconfirmed.node = "n3";
   unconfirmed.check = "intra";
   unconfirmed.outcome = Outcome::kFail;
-  unconfirmed.evidence = {{"confirmation", kUnconfirmed},
-                          {"attempts", {{{"outcome", "fail"}},
-                                        {{"outcome", "error"}, {"message", "node gone"}}}}};
+  unconfirmed.evidence = {
+      {"confirmation", kUnconfirmed},
+      {"attempts", {{{"outcome", "fail"}}, {{"outcome", "error"}, {"message", "node gone"}}}}};
   d.node_results = {flaky, unconfirmed};
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 2u) << Kinds(vs);

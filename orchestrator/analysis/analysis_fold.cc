@@ -72,7 +72,6 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
   out = std::move(kept);
 }
 
-
 void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
   std::map<std::string, size_t> rank = StageRanks(d);
   auto rank_of = [&](const std::string& stage) {
@@ -95,8 +94,8 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
   std::vector<size_t> kept_index(out.size(), SIZE_MAX);
   for (size_t i = 0; i < out.size(); ++i) {
     const Verdict& v = out[i];
-    bool symptom = foldable(v) && cause_of.at(key(v)) != i &&
-                   out[cause_of.at(key(v))].stage != v.stage;
+    bool symptom =
+        foldable(v) && cause_of.at(key(v)) != i && out[cause_of.at(key(v))].stage != v.stage;
     if (symptom) continue;
     kept_index[i] = kept.size();
     kept.push_back(v);
@@ -106,8 +105,10 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
     const Verdict& v = out[i];
     Verdict& cause = kept[kept_index[cause_of.at(key(v))]];
     cause.severity = Worse(cause.severity, v.severity);
-    cause.evidence["symptoms"].push_back(
-        {{"stage", v.stage}, {"check", v.check}, {"summary", v.summary}, {"pairs", v.pairs.size()}});
+    cause.evidence["symptoms"].push_back({{"stage", v.stage},
+                                          {"check", v.check},
+                                          {"summary", v.summary},
+                                          {"pairs", v.pairs.size()}});
   }
   for (auto& v : kept) {
     if (!v.evidence.contains("symptoms")) continue;

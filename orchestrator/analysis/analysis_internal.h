@@ -35,9 +35,8 @@ using PairSet = std::set<std::pair<std::string, std::string>>;
 // The pair and bandwidth verdicts of one run (analysis_pairs.cc). Stages
 // in `attributed` stored their own verdicts: only their bandwidth and
 // hangs are judged here.
-void AnalyzePairs(const RunData& data, const AnalysisOptions& options,
-                  const NodeOrder& order, const std::set<std::string>& attributed,
-                  std::vector<Verdict>& out);
+void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
+                  const std::set<std::string>& attributed, std::vector<Verdict>& out);
 
 // A pair result as verdict evidence: src, dst, outcome, state, value,
 // unit, message and the result's own evidence.

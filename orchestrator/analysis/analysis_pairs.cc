@@ -10,9 +10,9 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
-#include "orchestrator/run/confirm.h"
 #include "orchestrator/analysis/verdict_next_step.h"
 #include "orchestrator/analysis/widespread.h"
+#include "orchestrator/run/confirm.h"
 
 namespace cc::analysis {
 namespace {
@@ -65,9 +65,8 @@ struct Link {
                        [](const PairResult* r) { return IsBad(r->outcome); });
   }
   bool good() const {
-    return !results.empty() && std::all_of(results.begin(), results.end(), [](const PairResult* r) {
-      return IsGood(r->outcome);
-    });
+    return !results.empty() && std::all_of(results.begin(), results.end(),
+                                           [](const PairResult* r) { return IsGood(r->outcome); });
   }
 };
 
@@ -222,9 +221,8 @@ void CheckAnalysis::Bandwidth() {
       }
       auto base = BaselineValue(o_.baseline, *r);
       if (base && *base > 0 && v < o_.baseline_fraction * *base) {
-        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / *base))) +
-                      "% of run " + std::to_string(o_.baseline->run.id) + "'s " + Num(*base) +
-                      " " + r->unit);
+        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / *base))) + "% of run " +
+                      std::to_string(o_.baseline->run.id) + "'s " + Num(*base) + " " + r->unit);
       }
       if (why.empty()) continue;
       slow.push_back({&l, r, why});
@@ -254,8 +252,9 @@ void CheckAnalysis::Bandwidth() {
     v.evidence["median"] = median;
     v.summary = What() + ": " + std::to_string(slow.size()) + " of " +
                 std::to_string(n_valued / 2) + " pairs are slow (" + slow[0].why[0] + ")";
-    v.next_step = "check what all nodes share: the transport NCCL used, the selected "
-                  "interface, the switch";
+    v.next_step =
+        "check what all nodes share: the transport NCCL used, the selected "
+        "interface, the switch";
     out_.push_back(std::move(v));
     return;
   }
@@ -277,9 +276,9 @@ void CheckAnalysis::Bandwidth() {
       ClaimSlow(*s.link);
     }
     v.evidence["median"] = median;
-    v.summary = What() + ": " + node + " is slow with " + std::to_string(v.pairs.size()) +
-                " of " + std::to_string(valued[node]) + " partners (median " + Num(median) +
-                " " + unit + ")";
+    v.summary = What() + ": " + node + " is slow with " + std::to_string(v.pairs.size()) + " of " +
+                std::to_string(valued[node]) + " partners (median " + Num(median) + " " + unit +
+                ")";
     v.next_step = "check " + node + "'s NIC (link speed, PCIe width, GPUDirect RDMA) and " +
                   "drain it if it stays slow";
     out_.push_back(std::move(v));
@@ -305,7 +304,6 @@ void CheckAnalysis::Bandwidth() {
     out_.push_back(std::move(v));
   }
 }
-
 
 void CheckAnalysis::Hangs() {
   Verdict v = Make("hang", Outcome::kHang);
@@ -337,8 +335,8 @@ void CheckAnalysis::Hangs() {
     }
     v.summary.pop_back();
     if (v.pairs.size() > kNamedPairs) {
-      v.summary += " and " + std::to_string(v.pairs.size() - kNamedPairs) +
-                   " more, among " + FoldHostlist(v.nodes);
+      v.summary += " and " + std::to_string(v.pairs.size() - kNamedPairs) + " more, among " +
+                   FoldHostlist(v.nodes);
     }
   }
   v.next_step = "rerun " + c_.stage + " on " + FoldHostlist(v.nodes) +
@@ -485,7 +483,8 @@ void CheckAnalysis::Widespread() {
       v.severity = Worse(v.severity, r->outcome);
       v.pairs.push_back({r->src, r->dst});
       ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
-      if (v.evidence["examples"].size() < kExamples) v.evidence["examples"].push_back(PairEvidence(*r));
+      if (v.evidence["examples"].size() < kExamples)
+        v.evidence["examples"].push_back(PairEvidence(*r));
       ++judged;
       std::string why = UnconfirmedWhy(r->evidence);
       if (!why.empty()) unconfirmed.push_back({{"src", r->src}, {"dst", r->dst}, {"why", why}});
@@ -508,11 +507,12 @@ void CheckAnalysis::Widespread() {
               std::to_string(static_cast<int>(std::lround(100 * s.share))) + "%, spread over " +
               std::to_string(s.nodes_touched) + " of " + std::to_string(s.nodes_tested) +
               " nodes; no node stands out)";
-  v.next_step = c_.stage == "ports"
-                    ? "open " + PortPhrase(c_.check, json::object()) + " on every node (firewall), "
-                      "and check that nothing else holds the port"
-                    : "check what all nodes share: the selected interface "
-                      "(NCCL_SOCKET_IFNAME), the switch, the " + c_.stage + " configuration";
+  v.next_step = c_.stage == "ports" ? "open " + PortPhrase(c_.check, json::object()) +
+                                          " on every node (firewall), "
+                                          "and check that nothing else holds the port"
+                                    : "check what all nodes share: the selected interface "
+                                      "(NCCL_SOCKET_IFNAME), the switch, the " +
+                                          c_.stage + " configuration";
   out_.push_back(std::move(v));
 }
 
@@ -550,10 +550,9 @@ void CheckAnalysis::Rest() {
       v.summary = What() + " " + r.src + " -> " + r.dst + " fails" +
                   (r.state.empty() ? "" : " (" + r.state + ")") + " while " + r.dst + " -> " +
                   r.src + " passes";
-      v.next_step = c_.stage == "ports"
-                        ? "allow " + PortPhrase(c_.check, r.evidence) + " from " + r.src +
-                              " in " + r.dst + "'s firewall"
-                        : "check routes and filters from " + r.src + " to " + r.dst;
+      v.next_step = c_.stage == "ports" ? "allow " + PortPhrase(c_.check, r.evidence) + " from " +
+                                              r.src + " in " + r.dst + "'s firewall"
+                                        : "check routes and filters from " + r.src + " to " + r.dst;
       if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
       out_.push_back(std::move(v));
       continue;
@@ -586,15 +585,15 @@ void CheckAnalysis::Rest() {
   if (!warned.pairs.empty()) {
     warned.nodes = order_.Sorted(warned_nodes);
     const auto& first = warned.evidence["pairs"][0];
-    warned.summary = What() + " warns on " + std::to_string(warned.pairs.size()) + " pair(s): " +
-                     first.value("message", std::string());
+    warned.summary = What() + " warns on " + std::to_string(warned.pairs.size()) +
+                     " pair(s): " + first.value("message", std::string());
     warned.next_step = "review the evidence of " + What();
     out_.push_back(std::move(warned));
   }
   if (untested.pairs.empty()) return;
   untested.nodes = order_.Sorted(untested_nodes);
-  untested.summary = What() + " could not be tested on " + std::to_string(untested.pairs.size()) +
-                     " pair(s)";
+  untested.summary =
+      What() + " could not be tested on " + std::to_string(untested.pairs.size()) + " pair(s)";
   const auto& first = untested.evidence["pairs"][0];
   untested.next_step = "fix what stopped the test: " + first.value("message", std::string("?"));
   out_.push_back(std::move(untested));

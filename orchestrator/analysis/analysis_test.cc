@@ -17,9 +17,9 @@ RunData Cluster(int n) {
   return d;
 }
 
-void AddPair(RunData& d, const std::string& stage, const std::string& check,
-             const std::string& src, const std::string& dst, Outcome o,
-             std::optional<double> value = std::nullopt, const std::string& state = "") {
+void AddPair(RunData& d, const std::string& stage, const std::string& check, const std::string& src,
+             const std::string& dst, Outcome o, std::optional<double> value = std::nullopt,
+             const std::string& state = "") {
   PairResult r;
   r.stage = stage;
   r.check = check;
@@ -262,8 +262,8 @@ TEST(Analysis, ParityRuleAndPinFailuresSayTheirOwnKindAndRemedyNotTheMajoritys) 
   for (int i = 1; i <= 4; ++i) {
     std::string n = "n" + std::to_string(i);
     bool odd = i == 4;
-    AddNode(d, n, "parity", "driver_for_cuda", odd ? Outcome::kFail : Outcome::kPass,
-            "550.54.15", odd ? ">=580.65.06" : ">=530.30.02");
+    AddNode(d, n, "parity", "driver_for_cuda", odd ? Outcome::kFail : Outcome::kPass, "550.54.15",
+            odd ? ">=580.65.06" : ">=530.30.02");
   }
   AddNode(d, "n2", "parity", "expect.nccl", Outcome::kFail, "2.18.3", ">=2.21");
   auto vs = Analyze(d);
@@ -326,9 +326,8 @@ TEST(Analysis, ManyHungPairsAreCountedNotAllSpelledOut) {
   AllPairs(d, 12, "nccl", "allreduce",
            [](int a, int b) { return (a + b) % 2 == 0 ? Outcome::kHang : Outcome::kPass; });
   auto vs = Analyze(d);
-  auto hang = std::find_if(vs.begin(), vs.end(), [](const Verdict& v) {
-    return v.kind == "hang" && v.pairs.size() > 6;
-  });
+  auto hang = std::find_if(vs.begin(), vs.end(),
+                           [](const Verdict& v) { return v.kind == "hang" && v.pairs.size() > 6; });
   ASSERT_NE(hang, vs.end()) << Kinds(vs);
   EXPECT_NE(hang->summary.find(" more, among n"), std::string::npos) << hang->summary;
   EXPECT_LT(hang->summary.size(), 300u) << hang->summary;
@@ -414,7 +413,7 @@ TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
                 {"nodes", {"n3"}},
                 {"next_step", "open tcp 29500 in n3's INPUT chain"},
                 {"node_pairs", nlohmann::json::array({nlohmann::json::array({"n1", "n3"}),
-                                                        nlohmann::json::array({"n2", "n3"})})}};
+                                                      nlohmann::json::array({"n2", "n3"})})}};
   d.node_results.push_back(v);
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
@@ -488,8 +487,10 @@ TEST(Analysis, AnMtuMismatchSaysWhichMtuToSetNotCheckTheCable) {
   AddNode(d, "n4", "nics", "selected", Outcome::kFail, "eth1 10.42.0.4");
   d.node_results.back().evidence = {
       {"subnet", "10.42.0.0/24"},
-      {"problems", {{{"kind", "mtu"}, {"nic", "eth1"},
-                     {"message", "n4: eth1 MTU 1500, the rest of 10.42.0.0/24 has 9000"}}}}};
+      {"problems",
+       {{{"kind", "mtu"},
+         {"nic", "eth1"},
+         {"message", "n4: eth1 MTU 1500, the rest of 10.42.0.0/24 has 9000"}}}}};
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].next_step.rfind("set MTU 9000 on eth1 of n4", 0), 0u) << vs[0].next_step;

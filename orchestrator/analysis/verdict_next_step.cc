@@ -39,14 +39,17 @@ std::string ProblemStep(const json& p, const std::string& node, const std::strin
   if (kind == "mtu") {
     std::string mtu = First(p, {"expected_mtu", "mtu_expected"});
     if (mtu.empty()) mtu = Str(subnet_mtu, subnet.c_str());
-    if (mtu.empty() || nic.empty()) return "give " + where + " the MTU the rest of " + subnet + " has";
+    if (mtu.empty() || nic.empty())
+      return "give " + where + " the MTU the rest of " + subnet + " has";
     return SetMtu(mtu, nic, node);
   }
   if (kind == "down") {
-    return "bring " + where + " up (ip link set dev " + nic + " up); if it stays down, check its "
+    return "bring " + where + " up (ip link set dev " + nic +
+           " up); if it stays down, check its "
            "cable and switch port";
   }
-  if (kind == "missing") return "give " + node + " an address on " + subnet + ", the cluster's network";
+  if (kind == "missing")
+    return "give " + node + " an address on " + subnet + ", the cluster's network";
   if (kind == "speed") {
     return "check why " + where + " links slower than the rest of " + subnet + " (ethtool " + nic +
            "; the cable and the switch port's speed)";
@@ -78,7 +81,8 @@ std::string JoinSteps(const std::vector<std::string>& steps, size_t max_steps) {
 
 json SubnetMtus(const json& selection) {
   json out = json::object();
-  if (!selection.is_object() || !selection.contains("subnets") || !selection["subnets"].is_array()) {
+  if (!selection.is_object() || !selection.contains("subnets") ||
+      !selection["subnets"].is_array()) {
     return out;
   }
   for (const auto& s : selection["subnets"]) {

@@ -16,10 +16,13 @@ TEST(VerdictNextStep, AnMtuMismatchSaysWhichMtuOnWhichInterfaceOfWhichNode) {
   // The nics stage's "selected" result: the problem names the interface,
   // the selection says what the rest of the subnet has.
   json evidence = {{"subnet", "10.42.0.0/24"},
-                   {"problems", {{{"kind", "mtu"}, {"nic", "eth1"},
-                                  {"message", "n4: eth1 MTU 1500, the rest of 10.42.0.0/24 has 9000"}}}}};
-  json selection = {{"subnets", {{{"subnet", "10.42.0.0/24"}, {"mtu", 9000}},
-                                 {{"subnet", "192.168.0.0/24"}, {"mtu", 1500}}}}};
+                   {"problems",
+                    {{{"kind", "mtu"},
+                      {"nic", "eth1"},
+                      {"message", "n4: eth1 MTU 1500, the rest of 10.42.0.0/24 has 9000"}}}}};
+  json selection = {{"subnets",
+                     {{{"subnet", "10.42.0.0/24"}, {"mtu", 9000}},
+                      {{"subnet", "192.168.0.0/24"}, {"mtu", 1500}}}}};
   std::string step = NextStepFromEvidence(evidence, "n4", SubnetMtus(selection));
   EXPECT_EQ(step.rfind("set MTU 9000 on eth1 of n4 (ip link set dev eth1 mtu 9000", 0), 0u) << step;
   EXPECT_EQ(step.find("cable"), std::string::npos) << step;
@@ -36,10 +39,11 @@ TEST(VerdictNextStep, AnMtuMismatchSaysWhichMtuOnWhichInterfaceOfWhichNode) {
 
 TEST(VerdictNextStep, SeveralProblemsOfANodeAreJoinedEachOnce) {
   json evidence = {{"subnet", "10.0.0.0/24"},
-                   {"problems", {{{"kind", "down"}, {"nic", "eth1"}},
-                                 {{"kind", "missing"}},
-                                 {{"kind", "down"}, {"nic", "eth1"}},
-                                 {{"kind", "unknown-kind"}}}}};
+                   {"problems",
+                    {{{"kind", "down"}, {"nic", "eth1"}},
+                     {{"kind", "missing"}},
+                     {{"kind", "down"}, {"nic", "eth1"}},
+                     {{"kind", "unknown-kind"}}}}};
   EXPECT_EQ(NextStepFromEvidence(evidence, "n5"),
             "bring eth1 of n5 up (ip link set dev eth1 up); if it stays down, check its cable and "
             "switch port; give n5 an address on 10.0.0.0/24, the cluster's network");
@@ -53,8 +57,9 @@ TEST(VerdictNextStep, AFirewallCauseNamesThePortAndTheChain) {
 }
 
 TEST(VerdictNextStep, AVersionCauseInstallsWhatTheRestHas) {
-  EXPECT_EQ(NextStepFromEvidence({{"component", "driver"}, {"majority", "550.54.15"}}, "n4"),
-            "install driver 550.54.15 on n4 (the version the rest of the cluster has), or drain n4");
+  EXPECT_EQ(
+      NextStepFromEvidence({{"component", "driver"}, {"majority", "550.54.15"}}, "n4"),
+      "install driver 550.54.15 on n4 (the version the rest of the cluster has), or drain n4");
 }
 
 TEST(VerdictNextStep, EvidenceWithoutACauseGivesNothing) {

@@ -46,9 +46,9 @@ struct Spread {
   bool widespread = false;
   size_t failed_pairs = 0;
   size_t tested_pairs = 0;
-  size_t nodes_touched = 0;  // nodes in at least one failing pair
-  size_t nodes_tested = 0;   // nodes in at least one tested pair
-  double share = 0;          // failed_pairs / tested_pairs
+  size_t nodes_touched = 0;    // nodes in at least one failing pair
+  size_t nodes_tested = 0;     // nodes in at least one tested pair
+  double share = 0;            // failed_pairs / tested_pairs
   double mean_node_share = 0;  // mean over the nodes touched
   std::string worst_node;      // the node with the largest share ("" for none)
   double worst_node_share = 0;

@@ -35,8 +35,8 @@ TEST(Widespread, FailuresSpreadEvenlyOverMostNodesAreWidespread) {
   std::bernoulli_distribution bad(0.1);
   Pairs failed = Where(all, [&](const auto&) { return bad(rng); });
   Spread s = JudgeSpread(all, failed);
-  EXPECT_TRUE(s.widespread) << "worst " << s.worst_node << " " << s.worst_node_share
-                            << " mean " << s.mean_node_share;
+  EXPECT_TRUE(s.widespread) << "worst " << s.worst_node << " " << s.worst_node_share << " mean "
+                            << s.mean_node_share;
   EXPECT_EQ(s.tested_pairs, 2016u);
   EXPECT_EQ(s.failed_pairs, failed.size());
   EXPECT_EQ(s.nodes_touched, 64u);

@@ -14,8 +14,8 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/inventory/inventory_toml.h"
-#include "orchestrator/transport/sha256.h"
 #include "orchestrator/inventory/stage_settings.h"
+#include "orchestrator/transport/sha256.h"
 
 namespace cc {
 
@@ -27,23 +27,15 @@ namespace {
 // Inventories are hand-written; anything bigger is a wrong file.
 constexpr size_t kMaxInventoryBytes = 16 << 20;
 
-std::string UnknownKey(const std::string& key,
-                       const std::vector<std::string>& known) {
+std::string UnknownKey(const std::string& key, const std::vector<std::string>& known) {
   return "unknown key" + DidYouMean(key, known);
 }
 
 void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
-  static const std::vector<std::string> kKeys = {"user",
-                                                 "port",
-                                                 "identity",
-                                                 "host_key_policy",
-                                                 "known_hosts",
-                                                 "config_file",
-                                                 "fanout",
-                                                 "connect_timeout_s",
-                                                 "command_timeout_s",
-                                                 "keepalive_s",
-                                                 "agent_dir"};
+  static const std::vector<std::string> kKeys = {
+      "user",        "port",   "identity",          "host_key_policy",   "known_hosts",
+      "config_file", "fanout", "connect_timeout_s", "command_timeout_s", "keepalive_s",
+      "agent_dir"};
   for (auto&& [key, value] : t) {
     std::string k(key.str());
     std::string p = "ssh." + k;
@@ -81,9 +73,8 @@ void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
     } else if (k == "host_key_policy") {
       std::optional<std::string> s = GetString(value, p, err);
       if (s && *s != "strict" && *s != "accept-new" && *s != "off") {
-        err.Add(
-            value.source(), p,
-            Shown(*s) + " is not a host key policy (strict, accept-new, off)");
+        err.Add(value.source(), p,
+                Shown(*s) + " is not a host key policy (strict, accept-new, off)");
       } else if (s) {
         ssh.host_key_policy = *s;
       }
@@ -114,8 +105,7 @@ void ParseExpect(const toml::table& t, Inventory& inv, ErrorList& err) {
 }
 
 void ParseStageRun(const toml::node& value, Inventory& inv, ErrorList& err) {
-  std::optional<std::vector<std::string>> run =
-      GetStringArray(value, "stages.run", err);
+  std::optional<std::vector<std::string>> run = GetStringArray(value, "stages.run", err);
   if (!run) return;
   const toml::array& arr = *value.as_array();
   std::set<std::string> seen;
@@ -124,11 +114,10 @@ void ParseStageRun(const toml::node& value, Inventory& inv, ErrorList& err) {
     std::string p = "stages.run[" + std::to_string(i) + "]";
     if (!IsKnownStage(s)) {
       std::string known;
-      for (const std::string& k : KnownStages())
-        known += (known.empty() ? "" : ", ") + k;
-      err.Add(arr[i].source(), p,
-              "unknown stage " + Shown(s) + DidYouMean(s, KnownStages()) +
-                  "; known stages: " + known);
+      for (const std::string& k : KnownStages()) known += (known.empty() ? "" : ", ") + k;
+      err.Add(
+          arr[i].source(), p,
+          "unknown stage " + Shown(s) + DidYouMean(s, KnownStages()) + "; known stages: " + known);
     } else if (!seen.insert(s).second) {
       err.Add(arr[i].source(), p, "stage '" + s + "' is listed twice");
     } else {
@@ -137,8 +126,8 @@ void ParseStageRun(const toml::node& value, Inventory& inv, ErrorList& err) {
   }
 }
 
-void ParseStageTable(const std::string& stage, const toml::table& t,
-                     Inventory& inv, ErrorList& err) {
+void ParseStageTable(const std::string& stage, const toml::table& t, Inventory& inv,
+                     ErrorList& err) {
   Json settings = Json::object();
   for (auto&& [key, value] : t) {
     std::string k(key.str());
@@ -174,8 +163,7 @@ void ParseStages(const toml::table& t, Inventory& inv, ErrorList& err) {
     if (k == "run") {
       ParseStageRun(value, inv, err);
     } else if (!IsKnownStage(k)) {
-      err.Add(key.source(), "stages." + k,
-              "unknown stage" + DidYouMean(k, known));
+      err.Add(key.source(), "stages." + k, "unknown stage" + DidYouMean(k, known));
     } else if (const toml::table* st = GetTable(value, "stages." + k, err)) {
       ParseStageTable(k, *st, inv, err);
     }
@@ -190,9 +178,9 @@ std::string Stem(const std::string& path) {
 }
 
 void ParseTop(const toml::table& root, Inventory& inv, ErrorList& err) {
-  static const std::vector<std::string> kKeys = {
-      "name",  "transport", "ssh",    "defaults",      "groups",
-      "nodes", "expect",    "stages", "nodes_from_env"};
+  static const std::vector<std::string> kKeys = {"name",     "transport", "ssh",
+                                                 "defaults", "groups",    "nodes",
+                                                 "expect",   "stages",    "nodes_from_env"};
   for (auto&& [key, value] : root) {
     std::string k(key.str());
     if (k == "name") {
@@ -200,20 +188,16 @@ void ParseTop(const toml::table& root, Inventory& inv, ErrorList& err) {
     } else if (k == "transport") {
       std::optional<std::string> s = GetString(value, k, err);
       if (s && *s != "ssh" && *s != "local") {
-        err.Add(value.source(), k,
-                Shown(*s) + " is not a transport (ssh, local)");
+        err.Add(value.source(), k, Shown(*s) + " is not a transport (ssh, local)");
       } else if (s) {
         inv.transport = *s;
       }
     } else if (k == "ssh") {
-      if (const toml::table* t = GetTable(value, k, err))
-        ParseSsh(*t, inv.ssh, err);
+      if (const toml::table* t = GetTable(value, k, err)) ParseSsh(*t, inv.ssh, err);
     } else if (k == "expect") {
-      if (const toml::table* t = GetTable(value, k, err))
-        ParseExpect(*t, inv, err);
+      if (const toml::table* t = GetTable(value, k, err)) ParseExpect(*t, inv, err);
     } else if (k == "stages") {
-      if (const toml::table* t = GetTable(value, k, err))
-        ParseStages(*t, inv, err);
+      if (const toml::table* t = GetTable(value, k, err)) ParseStages(*t, inv, err);
     } else if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
       err.Add(key.source(), k, UnknownKey(k, kKeys));
     }
@@ -222,14 +206,11 @@ void ParseTop(const toml::table& root, Inventory& inv, ErrorList& err) {
   BuildNodes(root, inv, err);
 }
 
-std::string DisplayPath(const std::string& path) {
-  return path.empty() ? "<inventory>" : path;
-}
+std::string DisplayPath(const std::string& path) { return path.empty() ? "<inventory>" : path; }
 
 }  // namespace
 
-Result<Inventory> ParseInventory(const std::string& text,
-                                 const std::string& path) {
+Result<Inventory> ParseInventory(const std::string& text, const std::string& path) {
   Inventory inv;
   inv.path = path;
   inv.name = Stem(path);
@@ -245,8 +226,7 @@ Result<Inventory> ParseInventory(const std::string& text,
   try {
     root = toml::parse(text, DisplayPath(path));
   } catch (const toml::parse_error& e) {
-    err.Add(e.source(), "",
-            "TOML syntax error: " + std::string(e.description()));
+    err.Add(e.source(), "", "TOML syntax error: " + std::string(e.description()));
     return err.ToStatus();
   }
   ParseTop(root, inv, err);
@@ -256,8 +236,7 @@ Result<Inventory> ParseInventory(const std::string& text,
 
 Result<Inventory> LoadInventory(const std::string& path) {
   auto fail = [&](const std::string& why) {
-    return Status::BadInventory(DisplayPath(path) +
-                                ": cannot read inventory: " + why);
+    return Status::BadInventory(DisplayPath(path) + ": cannot read inventory: " + why);
   };
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) {
@@ -293,8 +272,7 @@ Result<Inventory> LoadInventory(const std::string& path) {
 Status LimitNodes(Inventory& inventory, const std::string& hostlist) {
   Result<std::vector<std::string>> names = ExpandHostlist(hostlist);
   if (!names.ok()) {
-    return Status::BadArgument("bad node list '" + hostlist +
-                               "': " + names.status().message());
+    return Status::BadArgument("bad node list '" + hostlist + "': " + names.status().message());
   }
   std::set<std::string> wanted(names->begin(), names->end());
   std::vector<std::string> missing;
@@ -302,8 +280,7 @@ Status LimitNodes(Inventory& inventory, const std::string& hostlist) {
     if (inventory.FindNode(n) == nullptr) missing.push_back(n);
   }
   if (!missing.empty()) {
-    return Status::BadArgument("not in inventory " +
-                               DisplayPath(inventory.path) + ": " +
+    return Status::BadArgument("not in inventory " + DisplayPath(inventory.path) + ": " +
                                FoldHostlist(missing));
   }
   std::vector<Node> kept;

@@ -23,15 +23,15 @@
 namespace cc {
 
 struct SshSettings {
-  std::string user;            // default: ~/.ssh/config, then $USER
-  int port = 22;               // default: ~/.ssh/config, then 22
-  std::string identity;        // private key file; default: ssh-agent/config
+  std::string user;      // default: ~/.ssh/config, then $USER
+  int port = 22;         // default: ~/.ssh/config, then 22
+  std::string identity;  // private key file; default: ssh-agent/config
   // "strict" (default): unknown or changed key -> node error;
   // "accept-new": learn unknown keys, refuse changed ones; "off": warn only.
   std::string host_key_policy = "strict";
-  std::string known_hosts;     // default: ~/.ssh/known_hosts
-  std::string config_file;     // default: ~/.ssh/config
-  int fanout = 64;             // nodes in flight at once
+  std::string known_hosts;  // default: ~/.ssh/known_hosts
+  std::string config_file;  // default: ~/.ssh/config
+  int fanout = 64;          // nodes in flight at once
   double connect_timeout_s = 10;
   double command_timeout_s = 60;
   double keepalive_s = 15;
@@ -39,25 +39,25 @@ struct SshSettings {
 };
 
 struct Node {
-  std::string name;     // as written or expanded from a hostlist
-  std::string address;  // default: name
-  std::string group;    // "" when not in a group
-  SshSettings ssh;      // inventory [ssh] merged with group/node overrides
-  std::map<std::string, std::string> env;   // set for every agent run
-  std::vector<std::string> library_paths;   // searched first for libnccl etc.
-  std::optional<int> gpus;                  // expected GPU count
-  std::string python;                       // torch facts when set
-  std::string root = "/";                   // agent sysroot (tests)
+  std::string name;                        // as written or expanded from a hostlist
+  std::string address;                     // default: name
+  std::string group;                       // "" when not in a group
+  SshSettings ssh;                         // inventory [ssh] merged with group/node overrides
+  std::map<std::string, std::string> env;  // set for every agent run
+  std::vector<std::string> library_paths;  // searched first for libnccl etc.
+  std::optional<int> gpus;                 // expected GPU count
+  std::string python;                      // torch facts when set
+  std::string root = "/";                  // agent sysroot (tests)
   // Where to find the source location of this node's definition.
   int line = 0;
 };
 
 struct Inventory {
-  std::string path;          // file it came from ("" for strings)
+  std::string path;  // file it came from ("" for strings)
   std::string name;
   std::string transport = "ssh";  // "ssh" | "local"
   SshSettings ssh;
-  std::vector<Node> nodes;   // in file order, expanded
+  std::vector<Node> nodes;  // in file order, expanded
   // [expect] field -> pin ("550.54.15" or ">=2.18").
   std::map<std::string, std::string> expect;
   // Stage names to run, in order; empty = the default list.
@@ -75,8 +75,7 @@ struct Inventory {
 
 // Parses TOML text. `path` is used in messages only. On error: kBadInventory
 // with "path:line:column: key.path: what is wrong".
-Result<Inventory> ParseInventory(const std::string& text,
-                                 const std::string& path);
+Result<Inventory> ParseInventory(const std::string& text, const std::string& path);
 // Reads and parses a file (kBadInventory when it cannot be read, too).
 Result<Inventory> LoadInventory(const std::string& path);
 

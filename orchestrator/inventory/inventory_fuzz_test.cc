@@ -8,15 +8,14 @@
 #include <random>
 #include <sstream>
 
-#include "orchestrator/inventory/inventory.h"
 #include "build_paths.h"
+#include "orchestrator/inventory/inventory.h"
 
 namespace cc {
 namespace {
 
 std::string ReadSource(const std::string& rel) {
-  std::ifstream in(std::string(CLUSTERCHECK_SOURCE_DIR) + "/" + rel,
-                   std::ios::binary);
+  std::ifstream in(std::string(CLUSTERCHECK_SOURCE_DIR) + "/" + rel, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -44,21 +43,18 @@ bool IsLocated(const std::string& line) {
   if (r.ok()) return ::testing::AssertionSuccess();
   const std::string& msg = r.status().message();
   if (r.status().kind() != ErrorKind::kBadInventory) {
-    return ::testing::AssertionFailure()
-           << "wrong kind: " << r.status().ToString();
+    return ::testing::AssertionFailure() << "wrong kind: " << r.status().ToString();
   }
   // Every reported error is one located line; the last line may count
   // the errors that were left out.
   std::istringstream lines(msg);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.size() > 0 && line[0] == '(' &&
-        line.find("more errors") != std::string::npos) {
+    if (line.size() > 0 && line[0] == '(' && line.find("more errors") != std::string::npos) {
       continue;
     }
     if (!IsLocated(line)) {
-      return ::testing::AssertionFailure()
-             << "unlocated message line: " << line.substr(0, 200);
+      return ::testing::AssertionFailure() << "unlocated message line: " << line.substr(0, 200);
     }
   }
   return ::testing::AssertionSuccess();
@@ -121,8 +117,7 @@ const char* const kTokens[] = {
 std::string Mutate(std::string s, std::mt19937_64& rng) {
   auto pick = [&](size_t n) {
     return n == 0 ? size_t{0}
-                  : static_cast<size_t>(
-                        std::uniform_int_distribution<size_t>(0, n - 1)(rng));
+                  : static_cast<size_t>(std::uniform_int_distribution<size_t>(0, n - 1)(rng));
   };
   int rounds = 1 + static_cast<int>(pick(4));
   for (int r = 0; r < rounds; ++r) {
@@ -146,8 +141,7 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
         s.erase(std::min(at, s.size()), pick(64));
         break;
       case 4:  // insert a grammar token
-        s.insert(std::min(at, s.size()),
-                 kTokens[pick(sizeof kTokens / sizeof kTokens[0])]);
+        s.insert(std::min(at, s.size()), kTokens[pick(sizeof kTokens / sizeof kTokens[0])]);
         break;
       case 5: {  // duplicate a span elsewhere
         size_t from = pick(s.size() + 1), len = pick(200);
@@ -205,8 +199,7 @@ TEST(InventoryFuzz, DeepNestingIsRefusedWithoutStackOverflow) {
   const std::string node = "[[nodes]]\nname = \"n1\"\n";
   std::vector<std::string> inputs = {
       "a = " + Repeat("[", kDepth) + Repeat("]", kDepth) + "\n" + node,
-      "a = " + Repeat("{b = ", kDepth) + "1" + Repeat("}", kDepth) + "\n" +
-          node,
+      "a = " + Repeat("{b = ", kDepth) + "1" + Repeat("}", kDepth) + "\n" + node,
       "a = " + Repeat("[", kDepth) + "\n",  // and never closed
       Repeat("a.", kDepth) + "a = 1\n" + node,
       "[" + Repeat("a.", kDepth) + "a]\nb = 1\n" + node,
@@ -249,8 +242,7 @@ TEST(InventoryFuzz, HugeValuesAreRefusedQuickly) {
     }
   }
   // 1 MB values that are fine are kept as they are.
-  Result<Inventory> ok =
-      ParseInventory(node + "[expect]\nnote = \"" + mb + "\"\n", "fuzz.toml");
+  Result<Inventory> ok = ParseInventory(node + "[expect]\nnote = \"" + mb + "\"\n", "fuzz.toml");
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->expect["note"].size(), mb.size());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
@@ -258,13 +250,11 @@ TEST(InventoryFuzz, HugeValuesAreRefusedQuickly) {
 
 TEST(InventoryFuzz, ManyErrorsAreCappedAndManyNodesAreFast) {
   std::string many_errors = "[[nodes]]\nname = \"n1\"\n[ssh]\n";
-  for (int i = 0; i < 20000; ++i)
-    many_errors += "k" + std::to_string(i) + " = 1\n";
+  for (int i = 0; i < 20000; ++i) many_errors += "k" + std::to_string(i) + " = 1\n";
   Result<Inventory> r = ParseInventory(many_errors, "fuzz.toml");
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(ParsesOrFailsLocated(many_errors));
-  EXPECT_NE(r.status().message().find("(19980 more errors)"),
-            std::string::npos);
+  EXPECT_NE(r.status().message().find("(19980 more errors)"), std::string::npos);
 
   std::string many_nodes;
   for (int i = 0; i < 5000; ++i) {

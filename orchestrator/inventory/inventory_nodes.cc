@@ -14,16 +14,14 @@ namespace cc::inventory_internal {
 namespace {
 
 const std::vector<std::string>& NodeSettingKeys() {
-  static const std::vector<std::string> kKeys = {
-      "user",          "port", "identity", "env",
-      "library_paths", "gpus", "python",   "root"};
+  static const std::vector<std::string> kKeys = {"user",          "port", "identity", "env",
+                                                 "library_paths", "gpus", "python",   "root"};
   return kKeys;
 }
 
 // Reads one node setting into `out`; false when `key` is not one.
-bool ReadNodeSetting(const std::string& key, const toml::node& value,
-                     const std::string& path, NodeOverrides& out,
-                     ErrorList& err) {
+bool ReadNodeSetting(const std::string& key, const toml::node& value, const std::string& path,
+                     NodeOverrides& out, ErrorList& err) {
   if (key == "user") {
     out.user = GetString(value, path, err);
   } else if (key == "identity") {
@@ -48,9 +46,8 @@ bool ReadNodeSetting(const std::string& key, const toml::node& value,
 
 }  // namespace
 
-NodeOverrides ParseNodeSettings(const toml::table& table,
-                                const std::string& path, SettingsTable kind,
-                                ErrorList& err) {
+NodeOverrides ParseNodeSettings(const toml::table& table, const std::string& path,
+                                SettingsTable kind, ErrorList& err) {
   NodeOverrides out;
   std::vector<std::string> own;  // keys the caller reads itself
   if (kind == SettingsTable::kGroup) own = {"name", "nodes"};
@@ -64,8 +61,7 @@ NodeOverrides ParseNodeSettings(const toml::table& table,
     }
     if (ReadNodeSetting(k, value, p, out, err)) continue;
     if (k == "address") {
-      err.Add(key.source(), p,
-              "an address belongs to one host: set it in a [[nodes]] entry");
+      err.Add(key.source(), p, "an address belongs to one host: set it in a [[nodes]] entry");
       continue;
     }
     std::vector<std::string> known = NodeSettingKeys();
@@ -102,8 +98,7 @@ struct Builder {
   size_t seq = 0;
 
   // Expands one hostlist string; reports a bad one at the string.
-  std::optional<std::vector<std::string>> Expand(const toml::node& value,
-                                                 const std::string& path) {
+  std::optional<std::vector<std::string>> Expand(const toml::node& value, const std::string& path) {
     std::optional<std::string> text = GetString(value, path, err);
     if (!text) return std::nullopt;
     Result<std::vector<std::string>> names = ExpandHostlist(*text);
@@ -130,25 +125,21 @@ struct Builder {
     const char* list = std::getenv(var->c_str());
     if (list == nullptr || *list == '\0') {
       err.Add(value.source(), "nodes_from_env",
-              "environment variable " + *var + " is " +
-                  (list == nullptr ? "not set" : "empty"));
+              "environment variable " + *var + " is " + (list == nullptr ? "not set" : "empty"));
       return;
     }
     Result<std::vector<std::string>> names = ExpandHostlist(list);
     if (!names.ok()) {
       err.Add(value.source(), "nodes_from_env",
-              "bad hostlist in $" + *var + " " + Shown(list) + ": " +
-                  names.status().message());
+              "bad hostlist in $" + *var + " " + Shown(list) + ": " + names.status().message());
       return;
     }
     for (const std::string& n : *names) {
-      if (index.count(n) == 0)
-        Add(n, value.source()).group_path = "nodes_from_env";
+      if (index.count(n) == 0) Add(n, value.source()).group_path = "nodes_from_env";
     }
   }
 
-  void Group(const toml::table& t, const std::string& path,
-             const NodeOverrides& settings) {
+  void Group(const toml::table& t, const std::string& path, const NodeOverrides& settings) {
     std::optional<std::string> name;
     if (const toml::node* n = t.get("name")) {
       name = GetString(*n, path + ".name", err);
@@ -157,8 +148,7 @@ struct Builder {
         name.reset();
       } else if (name && !group_paths.emplace(*name, path).second) {
         err.Add(n->source(), path + ".name",
-                "group " + Shown(*name) + " is already defined (" +
-                    group_paths[*name] + ")");
+                "group " + Shown(*name) + " is already defined (" + group_paths[*name] + ")");
         name.reset();
       }
     } else {
@@ -187,9 +177,8 @@ struct Builder {
     }
   }
 
-  void ClaimForGroup(const std::string& n, const toml::source_region& where,
-                     const std::string& p, const std::string& group,
-                     const std::string& group_path,
+  void ClaimForGroup(const std::string& n, const toml::source_region& where, const std::string& p,
+                     const std::string& group, const std::string& group_path,
                      const NodeOverrides& settings) {
     auto it = index.find(n);
     Declared* d = nullptr;
@@ -200,9 +189,8 @@ struct Builder {
     } else {
       const Declared& first = nodes[it->second];
       err.Add(where, p,
-              "node " + Shown(n) + " is already in group " +
-                  Shown(first.group) + " (" + first.group_path + ", line " +
-                  std::to_string(first.where.begin.line) + ")");
+              "node " + Shown(n) + " is already in group " + Shown(first.group) + " (" +
+                  first.group_path + ", line " + std::to_string(first.where.begin.line) + ")");
       return;
     }
     d->group = group;
@@ -210,32 +198,27 @@ struct Builder {
     d->group_settings = &settings;
   }
 
-  void NodeEntry(const toml::table& t, const std::string& path,
-                 const NodeOverrides& settings) {
+  void NodeEntry(const toml::table& t, const std::string& path, const NodeOverrides& settings) {
     const toml::node* name = t.get("name");
     if (name == nullptr) {
       err.Add(t.source(), path, "a node needs a name");
       return;
     }
-    std::optional<std::vector<std::string>> names =
-        Expand(*name, path + ".name");
+    std::optional<std::vector<std::string>> names = Expand(*name, path + ".name");
     if (!names) return;
     if (settings.address && names->size() > 1) {
       err.Add(t.get("address")->source(), path + ".address",
-              "an address needs a single node, but " +
-                  Shown(name->as_string()->get()) + " expands to " +
-                  std::to_string(names->size()) + " nodes");
+              "an address needs a single node, but " + Shown(name->as_string()->get()) +
+                  " expands to " + std::to_string(names->size()) + " nodes");
       return;
     }
     for (const std::string& n : *names) {
       auto it = index.find(n);
-      Declared& d =
-          it == index.end() ? Add(n, name->source()) : nodes[it->second];
+      Declared& d = it == index.end() ? Add(n, name->source()) : nodes[it->second];
       if (d.node_settings != nullptr) {
         err.Add(name->source(), path + ".name",
-                "node " + Shown(n) + " is already declared in [[nodes]] (" +
-                    d.node_path + ", line " + std::to_string(d.node_line) +
-                    ")");
+                "node " + Shown(n) + " is already declared in [[nodes]] (" + d.node_path +
+                    ", line " + std::to_string(d.node_line) + ")");
         continue;
       }
       d.node_path = path;
@@ -247,14 +230,12 @@ struct Builder {
   // Reads an array of tables ([[groups]] / [[nodes]]); calls `entry` for
   // each with the settings parsed from it.
   template <typename F>
-  void EachEntry(const toml::node& node, const std::string& key,
-                 SettingsTable kind, std::vector<NodeOverrides>& settings,
-                 F entry) {
+  void EachEntry(const toml::node& node, const std::string& key, SettingsTable kind,
+                 std::vector<NodeOverrides>& settings, F entry) {
     const toml::array* arr = node.as_array();
     if (arr == nullptr) {
       err.Add(node.source(), key,
-              "expected an array of tables ([[" + key + "]]), got " +
-                  TypeName(node));
+              "expected an array of tables ([[" + key + "]]), got " + TypeName(node));
       return;
     }
     settings.reserve(arr->size());  // entries point into it
@@ -289,8 +270,7 @@ void BuildNodes(const toml::table& root, Inventory& inv, ErrorList& err) {
   Builder b(err);
   if (const toml::node* d = root.get("defaults")) {
     if (const toml::table* t = GetTable(*d, "defaults", err)) {
-      b.defaults =
-          ParseNodeSettings(*t, "defaults", SettingsTable::kDefaults, err);
+      b.defaults = ParseNodeSettings(*t, "defaults", SettingsTable::kDefaults, err);
     }
   }
   if (const toml::node* e = root.get("nodes_from_env")) b.FromEnv(*e);
@@ -298,13 +278,15 @@ void BuildNodes(const toml::table& root, Inventory& inv, ErrorList& err) {
   // so that an entry refines its node's group settings.
   if (const toml::node* g = root.get("groups")) {
     b.EachEntry(*g, "groups", SettingsTable::kGroup, b.group_settings,
-                [&](const toml::table& t, const std::string& p,
-                    const NodeOverrides& s) { b.Group(t, p, s); });
+                [&](const toml::table& t, const std::string& p, const NodeOverrides& s) {
+                  b.Group(t, p, s);
+                });
   }
   if (const toml::node* n = root.get("nodes")) {
     b.EachEntry(*n, "nodes", SettingsTable::kNode, b.node_settings,
-                [&](const toml::table& t, const std::string& p,
-                    const NodeOverrides& s) { b.NodeEntry(t, p, s); });
+                [&](const toml::table& t, const std::string& p, const NodeOverrides& s) {
+                  b.NodeEntry(t, p, s);
+                });
   }
   if (b.nodes.empty()) {
     if (err.empty()) {
@@ -313,11 +295,10 @@ void BuildNodes(const toml::table& root, Inventory& inv, ErrorList& err) {
     }
     return;
   }
-  std::stable_sort(
-      b.nodes.begin(), b.nodes.end(), [](const Declared& x, const Declared& y) {
-        return std::tie(x.where.begin.line, x.where.begin.column, x.seq) <
-               std::tie(y.where.begin.line, y.where.begin.column, y.seq);
-      });
+  std::stable_sort(b.nodes.begin(), b.nodes.end(), [](const Declared& x, const Declared& y) {
+    return std::tie(x.where.begin.line, x.where.begin.column, x.seq) <
+           std::tie(y.where.begin.line, y.where.begin.column, y.seq);
+  });
   inv.nodes.clear();
   inv.nodes.reserve(b.nodes.size());
   for (const Declared& d : b.nodes) {

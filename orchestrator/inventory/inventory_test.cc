@@ -1,11 +1,12 @@
 #include "orchestrator/inventory/inventory.h"
-#include "build_paths.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <fstream>
+
+#include "build_paths.h"
 
 namespace cc {
 namespace {
@@ -33,9 +34,8 @@ const char kOneNode[] = "[[nodes]]\nname = \"n1\"\n";
 // --- error paths: each message is file:line:column: key.path: reason ---
 
 TEST(Inventory, UnknownTopLevelKeyIsLocatedWithAHint) {
-  EXPECT_EQ(
-      Error("name = \"x\"\ntransprot = \"ssh\"\n" + std::string(kOneNode)),
-      "pod.toml:2:1: transprot: unknown key (did you mean 'transport'?)");
+  EXPECT_EQ(Error("name = \"x\"\ntransprot = \"ssh\"\n" + std::string(kOneNode)),
+            "pod.toml:2:1: transprot: unknown key (did you mean 'transport'?)");
 }
 
 TEST(Inventory, UnknownSshKeyIsLocated) {
@@ -117,21 +117,18 @@ TEST(Inventory, PortOutOfRangeIsAnError) {
 }
 
 TEST(Inventory, HugeNumberIsASyntaxErrorWithPosition) {
-  EXPECT_THAT(Error("[ssh]\nport = 99999999999999999999\n"),
-              StartsWith("pod.toml:2:"));
+  EXPECT_THAT(Error("[ssh]\nport = 99999999999999999999\n"), StartsWith("pod.toml:2:"));
 }
 
 TEST(Inventory, BadHostKeyPolicyListsTheChoices) {
-  EXPECT_EQ(
-      Error(std::string(kOneNode) + "[ssh]\nhost_key_policy = \"loose\"\n"),
-      "pod.toml:4:19: ssh.host_key_policy: 'loose' is not a host key "
-      "policy (strict, accept-new, off)");
+  EXPECT_EQ(Error(std::string(kOneNode) + "[ssh]\nhost_key_policy = \"loose\"\n"),
+            "pod.toml:4:19: ssh.host_key_policy: 'loose' is not a host key "
+            "policy (strict, accept-new, off)");
 }
 
 TEST(Inventory, NonPositiveTimeoutIsAnError) {
-  EXPECT_EQ(
-      Error(std::string(kOneNode) + "[ssh]\nconnect_timeout_s = 0\n"),
-      "pod.toml:4:21: ssh.connect_timeout_s: must be a finite number > 0");
+  EXPECT_EQ(Error(std::string(kOneNode) + "[ssh]\nconnect_timeout_s = 0\n"),
+            "pod.toml:4:21: ssh.connect_timeout_s: must be a finite number > 0");
   EXPECT_THAT(Error(std::string(kOneNode) + "[ssh]\nkeepalive_s = nan\n"),
               HasSubstr("ssh.keepalive_s: must be a finite number > 0"));
 }
@@ -155,11 +152,10 @@ TEST(Inventory, AddressInAGroupIsAnError) {
 }
 
 TEST(Inventory, UnknownStageInRunIsAnError) {
-  EXPECT_THAT(
-      Error(std::string(kOneNode) + "[stages]\nrun = [\"facts\", \"nccl2\"]\n"),
-      StartsWith("pod.toml:4:17: stages.run[1]: unknown stage 'nccl2' (did you "
-                 "mean 'nccl'?); known stages: facts, parity, nics, ports, "
-                 "nccl, mpi"));
+  EXPECT_THAT(Error(std::string(kOneNode) + "[stages]\nrun = [\"facts\", \"nccl2\"]\n"),
+              StartsWith("pod.toml:4:17: stages.run[1]: unknown stage 'nccl2' (did you "
+                         "mean 'nccl'?); known stages: facts, parity, nics, ports, "
+                         "nccl, mpi"));
 }
 
 TEST(Inventory, UnknownStageTableIsAnError) {
@@ -168,9 +164,8 @@ TEST(Inventory, UnknownStageTableIsAnError) {
 }
 
 TEST(Inventory, StageListedTwiceIsAnError) {
-  EXPECT_EQ(
-      Error(std::string(kOneNode) + "[stages]\nrun = [\"facts\", \"facts\"]\n"),
-      "pod.toml:4:17: stages.run[1]: stage 'facts' is listed twice");
+  EXPECT_EQ(Error(std::string(kOneNode) + "[stages]\nrun = [\"facts\", \"facts\"]\n"),
+            "pod.toml:4:17: stages.run[1]: stage 'facts' is listed twice");
 }
 
 TEST(Inventory, UnknownStageKeyListsTheKnownOnes) {
@@ -182,10 +177,9 @@ TEST(Inventory, UnknownStageKeyListsTheKnownOnes) {
 TEST(Inventory, BadStageValueIsLocated) {
   EXPECT_EQ(Error(std::string(kOneNode) + "[stages.nccl]\niters = 0\n"),
             "pod.toml:4:9: stages.nccl.iters: expected an integer >= 1, got 0");
-  EXPECT_THAT(
-      Error(std::string(kOneNode) + "[stages.ports]\nports = [22, \"9-3\"]\n"),
-      StartsWith("pod.toml:4:9: stages.ports.ports: [1]: bad port range "
-                 "'9-3'"));
+  EXPECT_THAT(Error(std::string(kOneNode) + "[stages.ports]\nports = [22, \"9-3\"]\n"),
+              StartsWith("pod.toml:4:9: stages.ports.ports: [1]: bad port range "
+                         "'9-3'"));
 }
 
 TEST(Inventory, ExpectRefusesTablesAndBooleans) {
@@ -195,22 +189,19 @@ TEST(Inventory, ExpectRefusesTablesAndBooleans) {
 }
 
 TEST(Inventory, BadEnvNameIsAnError) {
-  EXPECT_EQ(
-      Error("[defaults]\nenv = { \"A-B\" = \"1\" }\n" + std::string(kOneNode)),
-      "pod.toml:2:9: defaults.env.A-B: not a valid environment variable "
-      "name");
+  EXPECT_EQ(Error("[defaults]\nenv = { \"A-B\" = \"1\" }\n" + std::string(kOneNode)),
+            "pod.toml:2:9: defaults.env.A-B: not a valid environment variable "
+            "name");
 }
 
 TEST(Inventory, TomlSyntaxErrorIsLocated) {
   EXPECT_THAT(Error("name = \"x\nport = 1\n"), StartsWith("pod.toml:1:"));
-  EXPECT_THAT(Error("[[nodes]]\nname = \"n1\"\nname = \"n2\"\n"),
-              StartsWith("pod.toml:3:"));
+  EXPECT_THAT(Error("[[nodes]]\nname = \"n1\"\nname = \"n2\"\n"), StartsWith("pod.toml:3:"));
   EXPECT_THAT(Error("[[nodes]\n"), HasSubstr("TOML syntax error: "));
 }
 
 TEST(Inventory, SeveralErrorsAreReportedInFileOrder) {
-  std::string msg =
-      Error("zzz = 1\n[ssh]\nport = 0\n[[nodes]]\nname = \"n[2-1]\"\n");
+  std::string msg = Error("zzz = 1\n[ssh]\nport = 0\n[[nodes]]\nname = \"n[2-1]\"\n");
   EXPECT_EQ(msg,
             "pod.toml:1:1: zzz: unknown key\n"
             "pod.toml:3:8: ssh.port: 0 is out of range (must be in 1..65535)\n"
@@ -283,14 +274,12 @@ address = "10.0.0.9"
   EXPECT_EQ(n1->gpus, 8);
   EXPECT_EQ(n1->address, "n1");
   EXPECT_EQ(n1->library_paths, std::vector<std::string>{"/g"});
-  EXPECT_EQ(n1->env, (std::map<std::string, std::string>{{"A", "group"},
-                                                         {"B", "defaults"}}));
+  EXPECT_EQ(n1->env, (std::map<std::string, std::string>{{"A", "group"}, {"B", "defaults"}}));
   // The [[nodes]] entry stands before the group in the file and still wins.
   EXPECT_EQ(n2->group, "g");
   EXPECT_EQ(n2->ssh.port, 2222);
   EXPECT_EQ(n2->ssh.user, "group");
-  EXPECT_EQ(n2->env, (std::map<std::string, std::string>{{"A", "group"},
-                                                         {"B", "node"}}));
+  EXPECT_EQ(n2->env, (std::map<std::string, std::string>{{"A", "group"}, {"B", "node"}}));
   EXPECT_EQ(x1->group, "");
   EXPECT_EQ(x1->address, "10.0.0.9");
   EXPECT_EQ(x1->ssh.user, "dflt");
@@ -307,8 +296,7 @@ TEST(Inventory, NodesKeepFileOrder) {
       "[[nodes]]\nname = \"tail\"\n");
   std::vector<std::string> names;
   for (const Node& n : inv.nodes) names.push_back(n.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"head", "b1", "b2", "a1", "a2", "tail"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"head", "b1", "b2", "a1", "a2", "tail"}));
   EXPECT_EQ(inv.FindNode("b2")->line, 5);
   EXPECT_EQ(inv.FindNode("tail")->line, 9);
 }
@@ -342,10 +330,8 @@ env = { NCCL_DEBUG = "INFO" }
   nlohmann::json facts = inv.StageSettings("facts");
   ASSERT_TRUE(facts["timeout_s"].is_number_float());  // an int made double
   EXPECT_EQ(facts["timeout_s"].get<double>(), 30.0);
-  EXPECT_EQ(inv.StageSettings("ports")["ports"],
-            nlohmann::json::parse(R"([22, "29500-29510"])"));
-  EXPECT_EQ(inv.StageSettings("nccl"),
-            nlohmann::json::parse(R"({"sizes": "8-256M", "iters": 20,
+  EXPECT_EQ(inv.StageSettings("ports")["ports"], nlohmann::json::parse(R"([22, "29500-29510"])"));
+  EXPECT_EQ(inv.StageSettings("nccl"), nlohmann::json::parse(R"({"sizes": "8-256M", "iters": 20,
               "require_gdrdma": true, "env": {"NCCL_DEBUG": "INFO"}})"));
   EXPECT_EQ(inv.StageSettings("mpi"), nlohmann::json::object());
 }
@@ -357,11 +343,10 @@ nccl = ">=2.18"
 gpu_count = 8
 cuda_driver = 12.4
 )");
-  EXPECT_EQ(inv.expect,
-            (std::map<std::string, std::string>{{"driver", "550.54.15"},
-                                                {"nccl", ">=2.18"},
-                                                {"gpu_count", "8"},
-                                                {"cuda_driver", "12.4"}}));
+  EXPECT_EQ(inv.expect, (std::map<std::string, std::string>{{"driver", "550.54.15"},
+                                                            {"nccl", ">=2.18"},
+                                                            {"gpu_count", "8"},
+                                                            {"cuda_driver", "12.4"}}));
 }
 
 TEST(Inventory, SshSettingsAreRead) {
@@ -395,8 +380,7 @@ TEST(Inventory, NameDefaultsToTheFileStem) {
 TEST(Inventory, Sha256IsOfTheFileBytes) {
   Inventory a = Parse(kOneNode);
   // printf '[[nodes]]\nname = "n1"\n' | sha256sum
-  EXPECT_EQ(a.sha256,
-            "cc5a4f10391ac1e5c8810ea72e4a2d44c84c8aed5c7728ffe8cc1f9bdb4556e4");
+  EXPECT_EQ(a.sha256, "cc5a4f10391ac1e5c8810ea72e4a2d44c84c8aed5c7728ffe8cc1f9bdb4556e4");
   Inventory b = Parse(std::string(kOneNode) + "# a comment\n");
   EXPECT_NE(a.sha256, b.sha256);
   EXPECT_EQ(a.sha256.size(), 64u);
@@ -437,8 +421,9 @@ TEST(Inventory, NodesFromAnEmptyEnvironmentVariableIsAnError) {
   setenv("CC_TEST_EMPTY_NODELIST", "", 1);
   std::string msg = Error("nodes_from_env = \"CC_TEST_EMPTY_NODELIST\"\n");
   unsetenv("CC_TEST_EMPTY_NODELIST");
-  EXPECT_EQ(msg, "pod.toml:1:18: nodes_from_env: environment variable "
-                 "CC_TEST_EMPTY_NODELIST is empty");
+  EXPECT_EQ(msg,
+            "pod.toml:1:18: nodes_from_env: environment variable "
+            "CC_TEST_EMPTY_NODELIST is empty");
 }
 
 TEST(Inventory, NodesFromEnvironmentWithBadHostlist) {
@@ -502,8 +487,7 @@ TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {
   EXPECT_EQ(inv.FindNode("gpu015")->ssh.user, "admin");
   EXPECT_EQ(inv.FindNode("gpu001")->ssh.user, "ops");
   EXPECT_FALSE(inv.expect.empty());
-  for (const char* stage :
-       {"facts", "parity", "nics", "ports", "nccl", "mpi"}) {
+  for (const char* stage : {"facts", "parity", "nics", "ports", "nccl", "mpi"}) {
     EXPECT_FALSE(inv.StageSettings(stage).empty()) << stage;
   }
 }

@@ -32,13 +32,12 @@ std::string Cut(const std::string& s, size_t max) {
 
 }  // namespace
 
-void ErrorList::Add(const toml::source_region& where,
-                    const std::string& key_path, const std::string& what) {
+void ErrorList::Add(const toml::source_region& where, const std::string& key_path,
+                    const std::string& what) {
   uint32_t line = where.begin.line, column = where.begin.column;
   if (line == 0) line = column = 1;
   if (column == 0) column = 1;
-  std::string text =
-      path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+  std::string text = path_ + ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
   if (!key_path.empty()) text += Escaped(Cut(key_path, 200)) + ": ";
   errors_.push_back(Error{line, column, text + Escaped(Cut(what, 1000))});
 }
@@ -47,10 +46,9 @@ Status ErrorList::ToStatus() const {
   if (errors_.empty()) return Status::Ok();
   // toml::table iterates keys alphabetically; people read files top down.
   std::vector<Error> sorted = errors_;
-  std::stable_sort(
-      sorted.begin(), sorted.end(), [](const Error& a, const Error& b) {
-        return std::tie(a.line, a.column) < std::tie(b.line, b.column);
-      });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Error& a, const Error& b) {
+    return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+  });
   constexpr size_t kShown = 20;
   std::string msg;
   for (size_t i = 0; i < sorted.size() && i < kShown; ++i) {
@@ -106,12 +104,9 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::string Shown(const std::string& s) {
-  return "'" + Escaped(Cut(s, 64)) + "'";
-}
+std::string Shown(const std::string& s) { return "'" + Escaped(Cut(s, 64)) + "'"; }
 
-std::string DidYouMean(const std::string& key,
-                       const std::vector<std::string>& known) {
+std::string DidYouMean(const std::string& key, const std::vector<std::string>& known) {
   // Keys are short; anything long is not a typo of a known key.
   if (key.size() > 64) return "";
   std::string best;
@@ -130,15 +125,15 @@ std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-std::optional<std::string> GetString(const toml::node& node,
-                                     const std::string& path, ErrorList& err) {
+std::optional<std::string> GetString(const toml::node& node, const std::string& path,
+                                     ErrorList& err) {
   if (const auto* s = node.as_string()) return s->get();
   err.Add(node.source(), path, "expected a string, got " + TypeName(node));
   return std::nullopt;
 }
 
-std::optional<int64_t> GetInt(const toml::node& node, const std::string& path,
-                              int64_t lo, int64_t hi, ErrorList& err) {
+std::optional<int64_t> GetInt(const toml::node& node, const std::string& path, int64_t lo,
+                              int64_t hi, ErrorList& err) {
   const auto* i = node.as_integer();
   if (i == nullptr) {
     err.Add(node.source(), path, "expected an integer, got " + TypeName(node));
@@ -147,17 +142,14 @@ std::optional<int64_t> GetInt(const toml::node& node, const std::string& path,
   int64_t v = i->get();
   if (v < lo || v > hi) {
     std::string range = hi == INT64_MAX ? ">= " + std::to_string(lo)
-                                        : "in " + std::to_string(lo) + ".." +
-                                              std::to_string(hi);
-    err.Add(node.source(), path,
-            std::to_string(v) + " is out of range (must be " + range + ")");
+                                        : "in " + std::to_string(lo) + ".." + std::to_string(hi);
+    err.Add(node.source(), path, std::to_string(v) + " is out of range (must be " + range + ")");
     return std::nullopt;
   }
   return v;
 }
 
-std::optional<double> GetPositive(const toml::node& node,
-                                  const std::string& path, ErrorList& err) {
+std::optional<double> GetPositive(const toml::node& node, const std::string& path, ErrorList& err) {
   std::optional<double> v;
   if (const auto* i = node.as_integer()) v = static_cast<double>(i->get());
   if (const auto* f = node.as_floating_point()) v = f->get();
@@ -173,19 +165,16 @@ std::optional<double> GetPositive(const toml::node& node,
 }
 
 std::optional<std::vector<std::string>> GetStringArray(const toml::node& node,
-                                                       const std::string& path,
-                                                       ErrorList& err) {
+                                                       const std::string& path, ErrorList& err) {
   const auto* arr = node.as_array();
   if (arr == nullptr) {
-    err.Add(node.source(), path,
-            "expected an array of strings, got " + TypeName(node));
+    err.Add(node.source(), path, "expected an array of strings, got " + TypeName(node));
     return std::nullopt;
   }
   std::vector<std::string> out;
   bool ok = true;
   for (size_t i = 0; i < arr->size(); ++i) {
-    std::optional<std::string> s =
-        GetString((*arr)[i], path + "[" + std::to_string(i) + "]", err);
+    std::optional<std::string> s = GetString((*arr)[i], path + "[" + std::to_string(i) + "]", err);
     if (s) out.push_back(*s);
     ok = ok && s.has_value();
   }
@@ -198,15 +187,15 @@ namespace {
 bool IsEnvName(const std::string& name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
 }
 
 }  // namespace
 
-std::optional<std::map<std::string, std::string>> GetEnvTable(
-    const toml::node& node, const std::string& path, ErrorList& err) {
+std::optional<std::map<std::string, std::string>> GetEnvTable(const toml::node& node,
+                                                              const std::string& path,
+                                                              ErrorList& err) {
   const toml::table* table = GetTable(node, path, err);
   if (table == nullptr) return std::nullopt;
   std::map<std::string, std::string> out;
@@ -214,8 +203,7 @@ std::optional<std::map<std::string, std::string>> GetEnvTable(
   for (auto&& [key, value] : *table) {
     std::string k(key.str());
     if (!IsEnvName(k)) {
-      err.Add(key.source(), Join(path, k),
-              "not a valid environment variable name");
+      err.Add(key.source(), Join(path, k), "not a valid environment variable name");
       ok = false;
       continue;
     }
@@ -227,15 +215,14 @@ std::optional<std::map<std::string, std::string>> GetEnvTable(
   return out;
 }
 
-const toml::table* GetTable(const toml::node& node, const std::string& path,
-                            ErrorList& err) {
+const toml::table* GetTable(const toml::node& node, const std::string& path, ErrorList& err) {
   if (const auto* t = node.as_table()) return t;
   err.Add(node.source(), path, "expected a table, got " + TypeName(node));
   return nullptr;
 }
 
-std::optional<Json> ToJson(const toml::node& node, const std::string& path,
-                           ErrorList& err, int max_depth) {
+std::optional<Json> ToJson(const toml::node& node, const std::string& path, ErrorList& err,
+                           int max_depth) {
   if (max_depth < 0) {
     err.Add(node.source(), path, "nested too deeply");
     return std::nullopt;
@@ -247,8 +234,8 @@ std::optional<Json> ToJson(const toml::node& node, const std::string& path,
   if (const auto* arr = node.as_array()) {
     Json out = Json::array();
     for (size_t i = 0; i < arr->size(); ++i) {
-      std::optional<Json> v = ToJson(
-          (*arr)[i], path + "[" + std::to_string(i) + "]", err, max_depth - 1);
+      std::optional<Json> v =
+          ToJson((*arr)[i], path + "[" + std::to_string(i) + "]", err, max_depth - 1);
       if (!v) return std::nullopt;
       out.push_back(std::move(*v));
     }
@@ -264,8 +251,7 @@ std::optional<Json> ToJson(const toml::node& node, const std::string& path,
     }
     return out;
   }
-  err.Add(node.source(), path,
-          "dates and times are not accepted here, got " + TypeName(node));
+  err.Add(node.source(), path, "dates and times are not accepted here, got " + TypeName(node));
   return std::nullopt;
 }
 

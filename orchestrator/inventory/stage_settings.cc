@@ -9,8 +9,8 @@ using Json = nlohmann::json;
 using K = StageSettingKey;
 
 const std::vector<std::string>& KnownStages() {
-  static const std::vector<std::string> kStages = {
-      "facts", "parity", "nics", "ports", "nccl", "mpi", "sleep"};
+  static const std::vector<std::string> kStages = {"facts", "parity", "nics", "ports",
+                                                   "nccl",  "mpi",    "sleep"};
   return kStages;
 }
 
@@ -25,14 +25,11 @@ bool IsKnownStage(std::string_view stage) {
 // ("no deadline") cannot sneak in: every blocking step has a deadline.
 const std::vector<StageSettingKey>& StageSettingKeys() {
   static const std::vector<StageSettingKey> kKeys = {
-      {"facts", "timeout_s", K::kFloat, 0.001,
-       "deadline for collecting one node's facts"},
+      {"facts", "timeout_s", K::kFloat, 0.001, "deadline for collecting one node's facts"},
 
-      {"parity", "ignore", K::kStringArray, 0,
-       "fact names left out of the majority comparison"},
+      {"parity", "ignore", K::kStringArray, 0, "fact names left out of the majority comparison"},
 
-      {"nics", "mtu_probe", K::kBool, 0,
-       "probe the path MTU between nodes with DF-set packets"},
+      {"nics", "mtu_probe", K::kBool, 0, "probe the path MTU between nodes with DF-set packets"},
       {"nics", "timeout_ms", K::kInt, 1, "deadline for one reachability probe"},
       {"nics", "senders_per_receiver", K::kInt, 1,
        "probes in flight per sender (default 8); each sender takes its peers in an "
@@ -44,26 +41,19 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
 
       {"ports", "ports", K::kPortList, 0,
        "ports every node must accept from every other (ints or \"lo-hi\")"},
-      {"ports", "ephemeral_samples", K::kInt, 0,
-       "how many ports of the ephemeral range to sample"},
-      {"ports", "timeout_ms", K::kInt, 1,
-       "a connect that takes longer counts as filtered"},
+      {"ports", "ephemeral_samples", K::kInt, 0, "how many ports of the ephemeral range to sample"},
+      {"ports", "timeout_ms", K::kInt, 1, "a connect that takes longer counts as filtered"},
       {"ports", "parallel", K::kInt, 1, "connects in flight per node"},
       {"ports", "senders_per_receiver", K::kInt, 1,
        "senders probing one receiver at once, at most (default 8; fewer while connects slow)"},
 
-      {"nccl", "sizes", K::kSizeList, 0,
-       "message sizes: \"8-256M\" (doubling) or a list of sizes"},
+      {"nccl", "sizes", K::kSizeList, 0, "message sizes: \"8-256M\" (doubling) or a list of sizes"},
       {"nccl", "iters", K::kInt, 1, "timed iterations per size"},
       {"nccl", "warmup", K::kInt, 0, "untimed iterations per size"},
-      {"nccl", "timeout_s", K::kFloat, 0.001,
-       "deadline for one test; a test past it is a hang"},
-      {"nccl", "require_net", K::kString, 0,
-       "transport NCCL must use between nodes, e.g. \"IB\""},
-      {"nccl", "require_gdrdma", K::kBool, 0,
-       "fail unless inter-node traffic uses GPUDirect RDMA"},
-      {"nccl", "gpus_per_node", K::kInt, 1,
-       "ranks per node (default: all GPUs)"},
+      {"nccl", "timeout_s", K::kFloat, 0.001, "deadline for one test; a test past it is a hang"},
+      {"nccl", "require_net", K::kString, 0, "transport NCCL must use between nodes, e.g. \"IB\""},
+      {"nccl", "require_gdrdma", K::kBool, 0, "fail unless inter-node traffic uses GPUDirect RDMA"},
+      {"nccl", "gpus_per_node", K::kInt, 1, "ranks per node (default: all GPUs)"},
       {"nccl", "launcher", K::kString, 0,
        "how ranks start: \"agent\" (default) or \"mpirun\" (id by MPI_Bcast)"},
       {"nccl", "env", K::kStringTable, 0, "extra environment for every rank"},
@@ -97,8 +87,7 @@ const std::vector<StageSettingKey>& StageSettingKeys() {
   return kKeys;
 }
 
-const StageSettingKey* FindStageSettingKey(std::string_view stage,
-                                           std::string_view key) {
+const StageSettingKey* FindStageSettingKey(std::string_view stage, std::string_view key) {
   for (const StageSettingKey& k : StageSettingKeys()) {
     if (stage == k.stage && key == k.key) return &k;
   }
@@ -143,8 +132,7 @@ std::string JsonTypeName(const Json& v) {
 }
 
 std::string Expected(const StageSettingKey& key, const Json& got) {
-  return "expected " + DescribeStageSettingType(key) + ", got " +
-         JsonTypeName(got);
+  return "expected " + DescribeStageSettingType(key) + ", got " + JsonTypeName(got);
 }
 
 std::string CheckPortItem(const Json& v) {
@@ -168,8 +156,7 @@ std::string CheckSizeItem(const Json& v, bool allow_range) {
   }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    Status st = allow_range ? ParseByteSizeRange(s).status()
-                            : ParseByteSize(s).status();
+    Status st = allow_range ? ParseByteSizeRange(s).status() : ParseByteSize(s).status();
     return st.message();
   }
   return "expected a size (\"256M\" or 1024), got " + JsonTypeName(v);
@@ -214,16 +201,14 @@ std::string CheckStageSetting(const StageSettingKey& key, const Json& value) {
     case K::kInt:
       if (!value.is_number_integer()) return Expected(key, value);
       if (static_cast<double>(value.get<int64_t>()) < key.min) {
-        return "expected " + DescribeStageSettingType(key) + ", got " +
-               value.dump();
+        return "expected " + DescribeStageSettingType(key) + ", got " + value.dump();
       }
       return "";
     case K::kFloat: {
       if (!value.is_number()) return Expected(key, value);
       double d = value.get<double>();
       if (!std::isfinite(d) || d < key.min) {
-        return "expected " + DescribeStageSettingType(key) + ", got " +
-               FormatMin(d);
+        return "expected " + DescribeStageSettingType(key) + ", got " + FormatMin(d);
       }
       return "";
     }
@@ -242,8 +227,7 @@ std::string CheckStageSetting(const StageSettingKey& key, const Json& value) {
     case K::kSizeList:
       if (value.is_string()) return CheckSizeItem(value, true);
       if (!value.is_array()) return Expected(key, value);
-      return CheckEach(value,
-                       [](const Json& v) { return CheckSizeItem(v, false); });
+      return CheckEach(value, [](const Json& v) { return CheckSizeItem(v, false); });
     case K::kStringTable:
       if (!value.is_object()) return Expected(key, value);
       for (const auto& [k, v] : value.items()) {
@@ -311,14 +295,12 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   uint64_t n = 0;
   // 2^40 bytes is far beyond any collective anyone times.
   if (!ParseUint(digits, n) || n > (1ULL << 40) / scale) {
-    return Status::BadArgument("bad size '" + std::string(text) +
-                               "' (want e.g. 8, 64K, 256M, 1G)");
+    return Status::BadArgument("bad size '" + std::string(text) + "' (want e.g. 8, 64K, 256M, 1G)");
   }
   return n * scale;
 }
 
-Result<std::pair<uint64_t, uint64_t>> ParseByteSizeRange(
-    std::string_view text) {
+Result<std::pair<uint64_t, uint64_t>> ParseByteSizeRange(std::string_view text) {
   size_t dash = text.find('-');
   if (dash == std::string_view::npos) {
     Result<uint64_t> n = ParseByteSize(text);
@@ -330,8 +312,7 @@ Result<std::pair<uint64_t, uint64_t>> ParseByteSizeRange(
   Result<uint64_t> hi = ParseByteSize(text.substr(dash + 1));
   if (!hi.ok()) return hi.status();
   if (*lo > *hi) {
-    return Status::BadArgument("size range '" + std::string(text) +
-                               "' is reversed");
+    return Status::BadArgument("size range '" + std::string(text) + "' is reversed");
   }
   return std::make_pair(*lo, *hi);
 }

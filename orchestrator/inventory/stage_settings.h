@@ -42,8 +42,7 @@ bool IsKnownStage(std::string_view stage);
 // Every known (stage, key), grouped by stage.
 const std::vector<StageSettingKey>& StageSettingKeys();
 // nullptr when the stage has no such key.
-const StageSettingKey* FindStageSettingKey(std::string_view stage,
-                                           std::string_view key);
+const StageSettingKey* FindStageSettingKey(std::string_view stage, std::string_view key);
 // The key names of one stage (for "did you mean" hints).
 std::vector<std::string> StageSettingKeyNames(std::string_view stage);
 // "an integer >= 1", "an array of strings", ... for messages.
@@ -52,8 +51,7 @@ std::string DescribeStageSettingType(const StageSettingKey& key);
 // Checks `value` against the key's type and bounds. Returns "" when it
 // fits, otherwise what is wrong ("expected an integer >= 1, got -3").
 // For kFloat an integer is accepted; the caller stores it as a double.
-std::string CheckStageSetting(const StageSettingKey& key,
-                              const nlohmann::json& value);
+std::string CheckStageSetting(const StageSettingKey& key, const nlohmann::json& value);
 
 // "29500" or "60000-60100" -> {lo, hi}, both in 1..65535, lo <= hi.
 Result<std::pair<int, int>> ParsePortRange(std::string_view text);

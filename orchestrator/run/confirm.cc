@@ -7,9 +7,8 @@ namespace cc {
 namespace {
 
 nlohmann::json Attempt(const PairResult& r) {
-  nlohmann::json a = {{"outcome", OutcomeName(r.outcome)},
-                      {"state", r.state},
-                      {"message", r.message}};
+  nlohmann::json a = {
+      {"outcome", OutcomeName(r.outcome)}, {"state", r.state}, {"message", r.message}};
   if (r.value) a["value"] = *r.value;
   if (!r.at.empty()) a["at"] = r.at;
   return a;
@@ -40,10 +39,10 @@ PairResult Confirm(const PairResult& first, const PairResult& second) {
     // evidence (what went wrong) and say it passed on retest.
     PairResult r = first;
     r.outcome = Outcome::kWarn;
-    r.message = "flaky: " + first.message + " on the first attempt; " +
-                (second.message.empty() ? std::string(OutcomeName(second.outcome))
-                                        : second.message) +
-                " on the retest";
+    r.message =
+        "flaky: " + first.message + " on the first attempt; " +
+        (second.message.empty() ? std::string(OutcomeName(second.outcome)) : second.message) +
+        " on the retest";
     r.evidence["attempts"] = attempts;
     r.evidence["confirmation"] = kFlaky;
     return r;
@@ -84,9 +83,12 @@ void RetestCounts::Add(const PairResult& merged) {
   ++retested;
   auto it = merged.evidence.find("confirmation");
   std::string c = it != merged.evidence.end() && it->is_string() ? it->get<std::string>() : "";
-  if (c == kConfirmed) ++confirmed;
-  else if (c == kFlaky) ++flaky;
-  else ++unconfirmed;
+  if (c == kConfirmed)
+    ++confirmed;
+  else if (c == kFlaky)
+    ++flaky;
+  else
+    ++unconfirmed;
 }
 
 nlohmann::json RetestCounts::ToJson() const {

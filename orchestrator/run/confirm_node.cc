@@ -31,8 +31,6 @@ NodeResult ConfirmNode(const NodeResult& first, const NodeResult& second) {
   return r;
 }
 
-void AddNodeRetest(const NodeResult& merged, RetestCounts* counts) {
-  counts->Add(AsPair(merged));
-}
+void AddNodeRetest(const NodeResult& merged, RetestCounts* counts) { counts->Add(AsPair(merged)); }
 
 }  // namespace cc

@@ -20,11 +20,10 @@ PairResult Probe(Outcome o, const std::string& state, const std::string& message
 }
 
 TEST(Confirm, OnlyFailuresAndHangsAreRetested) {
-  std::vector<PairResult> rs = {Probe(Outcome::kPass, "open", ""),
-                                Probe(Outcome::kFail, "filtered", "timeout"),
-                                Probe(Outcome::kWarn, "in-use", ""),
-                                Probe(Outcome::kHang, "", "no answer"),
-                                Probe(Outcome::kError, "", "could not test")};
+  std::vector<PairResult> rs = {
+      Probe(Outcome::kPass, "open", ""), Probe(Outcome::kFail, "filtered", "timeout"),
+      Probe(Outcome::kWarn, "in-use", ""), Probe(Outcome::kHang, "", "no answer"),
+      Probe(Outcome::kError, "", "could not test")};
   EXPECT_EQ(ToConfirm(rs), (std::vector<size_t>{1, 3}));
 }
 
@@ -64,8 +63,8 @@ TEST(Confirm, RetestThatCouldNotRunLeavesTheFirstUnconfirmed) {
   RetestCounts c;
   c.Add(r);
   c.Add(Confirm(Probe(Outcome::kFail, "", "x"), Probe(Outcome::kPass, "", "")));
-  EXPECT_EQ(c.ToJson(), (nlohmann::json{{"retested", 2}, {"confirmed", 0}, {"flaky", 1},
-                                        {"unconfirmed", 1}}));
+  EXPECT_EQ(c.ToJson(),
+            (nlohmann::json{{"retested", 2}, {"confirmed", 0}, {"flaky", 1}, {"unconfirmed", 1}}));
 }
 
 TEST(QuietRounds, NoNodeIsInTwoPairsOfOneRound) {

@@ -6,8 +6,7 @@
 
 namespace cc {
 
-void SlidingWindow(size_t count, size_t window,
-                   const std::function<void(size_t)>& fn) {
+void SlidingWindow(size_t count, size_t window, const std::function<void(size_t)>& fn) {
   if (count == 0) return;
   if (window == 0) window = 1;
   size_t threads = std::min(count, window);

@@ -27,7 +27,8 @@ TEST(SlidingWindow, NeverHasMoreThanTheWindowInFlight) {
   SlidingWindow(40, 4, [&](size_t) {
     int now = ++in_flight;
     int p = peak.load();
-    while (now > p && !peak.compare_exchange_weak(p, now)) {}
+    while (now > p && !peak.compare_exchange_weak(p, now)) {
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     --in_flight;
   });

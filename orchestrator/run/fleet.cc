@@ -3,10 +3,9 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
-
-#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -27,16 +26,20 @@ std::string ElfMachine(const std::string& b) {
   uint16_t machine = 0;
   std::memcpy(&machine, b.data() + offsetof(Elf64_Ehdr, e_machine), 2);
   switch (machine) {
-    case EM_X86_64: return "x86_64";
-    case EM_AARCH64: return "aarch64";
-    case EM_PPC64: return "ppc64le";
-    case EM_386: return "i686";
-    default: return "elf-machine-" + std::to_string(machine);
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_PPC64:
+      return "ppc64le";
+    case EM_386:
+      return "i686";
+    default:
+      return "elf-machine-" + std::to_string(machine);
   }
 }
 
-Fleet::Fleet(Transport& transport, const std::vector<Node>& nodes,
-             FleetOptions options)
+Fleet::Fleet(Transport& transport, const std::vector<Node>& nodes, FleetOptions options)
     : transport_(transport), options_(std::move(options)) {
   for (const Node& n : nodes) {
     auto s = std::make_unique<NodeState>();
@@ -65,8 +68,8 @@ Status Fleet::Prepare(const std::function<void(const NodeState&)>& on_done) {
     NodeState& s = *states_[i];
     auto start = std::chrono::steady_clock::now();
     PrepareOne(s);
-    s.prepare_ms = std::chrono::duration<double, std::milli>(
-                       std::chrono::steady_clock::now() - start).count();
+    s.prepare_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::lock_guard<std::mutex> lock(callback_mu_);
     if (on_done) on_done(s);
   });
@@ -80,8 +83,7 @@ void Fleet::PrepareOne(NodeState& s) {
     s.step = "connect";
     return;
   }
-  auto conn = transport_.Connect(
-      node, Deadline::InSeconds(node.ssh.connect_timeout_s));
+  auto conn = transport_.Connect(node, Deadline::InSeconds(node.ssh.connect_timeout_s));
   if (!conn.ok()) {
     s.status = conn.status();
     s.step = "connect";
@@ -117,10 +119,10 @@ Status Fleet::Push(NodeState& s) {
   // One round trip tells the architecture, whether the agent is already
   // there, and how long the shell takes to start. Framed: a login shell's
   // banner must not be read as `uname -m`.
-  auto probe = RunFramed(*s.connection,
-                         "uname -m; stat -c %s " + ShellQuote(s.agent_path) +
-                             " 2>/dev/null || echo missing",
-                         Deadline::InSeconds(node.ssh.command_timeout_s));
+  auto probe =
+      RunFramed(*s.connection,
+                "uname -m; stat -c %s " + ShellQuote(s.agent_path) + " 2>/dev/null || echo missing",
+                Deadline::InSeconds(node.ssh.command_timeout_s));
   if (!probe.ok()) return probe.status().WithContext("probing the node");
   s.shell_noise = probe->shell_noise;
   s.shell_startup_s = probe->startup_s;
@@ -129,22 +131,20 @@ Status Fleet::Push(NodeState& s) {
   std::getline(lines, arch);
   std::getline(lines, size);
   if (!agent_machine_.empty() && arch != agent_machine_) {
-    return Status::Error(
-        ErrorKind::kBadArgument,
-        "node is " + arch + " but the agent was built for " + agent_machine_ +
-            "; build clustercheck-agent for " + arch);
+    return Status::Error(ErrorKind::kBadArgument,
+                         "node is " + arch + " but the agent was built for " + agent_machine_ +
+                             "; build clustercheck-agent for " + arch);
   }
   if (size == std::to_string(agent_content_.size())) return Status::Ok();
-  Status up = s.connection->Upload(
-      agent_content_, s.agent_path, 0755,
-      Deadline::InSeconds(node.ssh.command_timeout_s + s.shell_startup_s));
+  Status up =
+      s.connection->Upload(agent_content_, s.agent_path, 0755,
+                           Deadline::InSeconds(node.ssh.command_timeout_s + s.shell_startup_s));
   if (!up.ok()) return up.WithContext("uploading the agent to " + s.agent_path);
   s.bytes_pushed = static_cast<long long>(agent_content_.size());
   return Status::Ok();
 }
 
-Result<std::unique_ptr<AgentChannel>> Fleet::StartAgent(NodeState& s,
-                                                       Deadline deadline) {
+Result<std::unique_ptr<AgentChannel>> Fleet::StartAgent(NodeState& s, Deadline deadline) {
   const Node& node = *s.node;
   deadline = Deadline::At(deadline.at() + std::chrono::duration_cast<Clock::duration>(
                                               std::chrono::duration<double>(s.shell_startup_s)));
@@ -166,14 +166,12 @@ void Fleet::ForEach(const std::vector<std::string>& names,
   std::vector<NodeState*> todo;
   for (auto& s : states_) {
     if (!s->usable()) continue;
-    if (!names.empty() &&
-        std::find(names.begin(), names.end(), s->node->name) == names.end()) {
+    if (!names.empty() && std::find(names.begin(), names.end(), s->node->name) == names.end()) {
       continue;
     }
     todo.push_back(s.get());
   }
-  SlidingWindow(todo.size(), options_.fanout,
-                [&](size_t i) { fn(*todo[i]); });
+  SlidingWindow(todo.size(), options_.fanout, [&](size_t i) { fn(*todo[i]); });
 }
 
 std::vector<NodeState*> Fleet::Usable() {

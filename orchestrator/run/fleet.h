@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/outcome.h"
-#include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/inventory/inventory.h"
+#include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/transport/transport.h"
 
 namespace cc {
@@ -35,9 +35,9 @@ struct NodeState {
   std::unique_ptr<Connection> connection;
   // The agent started while preparing; stages may use it or start more.
   std::unique_ptr<AgentChannel> agent;
-  Status status;            // ok = usable
-  std::string step;         // where it failed: connect, push, hello
-  std::string agent_path;   // on the node
+  Status status;           // ok = usable
+  std::string step;        // where it failed: connect, push, hello
+  std::string agent_path;  // on the node
   Json hello;
   long long bytes_pushed = 0;
   double prepare_ms = 0;
@@ -63,8 +63,7 @@ std::string ElfMachine(const std::string& binary);
 
 class Fleet {
  public:
-  Fleet(Transport& transport, const std::vector<Node>& nodes,
-        FleetOptions options);
+  Fleet(Transport& transport, const std::vector<Node>& nodes, FleetOptions options);
   ~Fleet();
 
   // Connects, pushes and greets every node, at most `fanout` at once.
@@ -75,13 +74,11 @@ class Fleet {
 
   // Runs fn for each usable node among `names` (all when empty), at most
   // `fanout` at once; fn has the node's connection to itself.
-  void ForEach(const std::vector<std::string>& names,
-               const std::function<void(NodeState&)>& fn);
+  void ForEach(const std::vector<std::string>& names, const std::function<void(NodeState&)>& fn);
 
   // Starts one more agent process on the node and reads its hello, by
   // `deadline` plus the node's shell_startup_s.
-  Result<std::unique_ptr<AgentChannel>> StartAgent(NodeState& state,
-                                                  Deadline deadline);
+  Result<std::unique_ptr<AgentChannel>> StartAgent(NodeState& state, Deadline deadline);
 
   std::vector<NodeState*> Usable();
   // Takes a node out of the run after it was prepared (a stage found it

@@ -62,13 +62,11 @@ struct ShellScript {
 
 // A node of `arch` whose probe (`uname -m; stat`, framed) answers from the
 // files the transport holds, and whose agent says hello unless `hangs`.
-FakeNode ScriptedNode(FakeTransport& t, const std::string& name,
-                      const std::string& arch, bool hangs = false,
-                      ShellScript shell = {}) {
+FakeNode ScriptedNode(FakeTransport& t, const std::string& name, const std::string& arch,
+                      bool hangs = false, ShellScript shell = {}) {
   FakeNode node;
-  FakeProgram agent = FakeAgent([](const nlohmann::json&) {
-    return std::vector<nlohmann::json>{};
-  });
+  FakeProgram agent =
+      FakeAgent([](const nlohmann::json&) { return std::vector<nlohmann::json>{}; });
   if (hangs) agent = FakeProgram{}, agent.hang = true;
   node.program.on_start = [&t, name, arch, agent, shell](const CommandLine& cmd) {
     std::this_thread::sleep_for(std::chrono::milliseconds(shell.startup_ms));
@@ -180,9 +178,8 @@ TEST(Fleet, ANodeOfAnotherArchitectureFailsWithWhatToBuild) {
   const NodeState* arm = fleet.Find("n2");
   ASSERT_FALSE(arm->usable());
   EXPECT_EQ(arm->step, "push");
-  EXPECT_NE(arm->status.message().find(
-                "node is aarch64 but the agent was built for x86_64; build "
-                "clustercheck-agent for aarch64"),
+  EXPECT_NE(arm->status.message().find("node is aarch64 but the agent was built for x86_64; build "
+                                       "clustercheck-agent for aarch64"),
             std::string::npos)
       << arm->status.ToString();
   EXPECT_EQ(t.UploadCount("n2"), 0);

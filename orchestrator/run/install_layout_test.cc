@@ -35,9 +35,9 @@ TEST(InstallLayout, ProgramsSideBySideWinOverTheInstalledLayout) {
 }
 
 TEST(InstallLayout, AHelperMissingFromAnInstallIsNamedWhereTheInstallPutsIt) {
-  EXPECT_EQ(HelperPath("/usr/bin", "clustercheck-agent",
-                       Holding({"/usr/bin", "/usr/lib/clustercheck"})),
-            "/usr/lib/clustercheck/clustercheck-agent");
+  EXPECT_EQ(
+      HelperPath("/usr/bin", "clustercheck-agent", Holding({"/usr/bin", "/usr/lib/clustercheck"})),
+      "/usr/lib/clustercheck/clustercheck-agent");
 }
 
 TEST(InstallLayout, AHelperMissingOutsideAnInstallIsNamedBesideTheController) {

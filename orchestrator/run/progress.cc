@@ -2,8 +2,7 @@
 
 namespace cc {
 
-void Progress::StartStage(const std::string& stage, long long total,
-                          const std::string& unit) {
+void Progress::StartStage(const std::string& stage, long long total, const std::string& unit) {
   std::lock_guard<std::mutex> l(mu_);
   stage_ = stage;
   unit_ = unit;
@@ -25,8 +24,8 @@ void Progress::FinishStage() {
   if (!out_) return;
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (tty_) std::fputs("\r\033[K", out_);
-  std::fprintf(out_, "  %-8s %lld/%lld %s in %.1fs\n", stage_.c_str(), done_,
-               total_, unit_.c_str(), s);
+  std::fprintf(out_, "  %-8s %lld/%lld %s in %.1fs\n", stage_.c_str(), done_, total_, unit_.c_str(),
+               s);
   std::fflush(out_);
 }
 
@@ -51,11 +50,11 @@ void Progress::Draw(bool force) {
   double el = std::chrono::duration<double>(now - start_).count();
   double eta = done_ > 0 && total_ > done_ ? el / done_ * (total_ - done_) : 0;
   if (tty_) {
-    std::fprintf(out_, "\r\033[K  %-8s %lld/%lld %s  %.1fs  eta %.0fs",
-                 stage_.c_str(), done_, total_, unit_.c_str(), el, eta);
+    std::fprintf(out_, "\r\033[K  %-8s %lld/%lld %s  %.1fs  eta %.0fs", stage_.c_str(), done_,
+                 total_, unit_.c_str(), el, eta);
   } else {
-    std::fprintf(out_, "  %-8s %lld/%lld %s  %.1fs  eta %.0fs\n",
-                 stage_.c_str(), done_, total_, unit_.c_str(), el, eta);
+    std::fprintf(out_, "  %-8s %lld/%lld %s  %.1fs  eta %.0fs\n", stage_.c_str(), done_, total_,
+                 unit_.c_str(), el, eta);
   }
   std::fflush(out_);
 }

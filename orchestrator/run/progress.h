@@ -13,8 +13,7 @@ class Progress {
  public:
   // out == nullptr: silent (tests, --json).
   Progress(std::FILE* out, bool tty) : out_(out), tty_(tty) {}
-  void StartStage(const std::string& stage, long long total,
-                  const std::string& unit);
+  void StartStage(const std::string& stage, long long total, const std::string& unit);
   void Advance(long long n = 1);
   void FinishStage();
   // A line for people, above the progress line.

@@ -8,9 +8,7 @@ std::optional<ControllerRecord> ControllerFromMeta(const nlohmann::json& meta) {
   if (it == meta.end() || !it->is_object()) return std::nullopt;
   ControllerRecord c;
   c.host = it->value("host", std::string());
-  c.pid = it->contains("pid") && (*it)["pid"].is_number_integer()
-              ? (*it)["pid"].get<int64_t>()
-              : 0;
+  c.pid = it->contains("pid") && (*it)["pid"].is_number_integer() ? (*it)["pid"].get<int64_t>() : 0;
   c.lock = it->value("lock", std::string());
   if (c.host.empty() || c.pid <= 0) return std::nullopt;
   return c;
@@ -43,8 +41,7 @@ RunLiveness JudgeRunLiveness(const std::string& stored_status,
                            "): cannot tell whether it still runs; ask there"};
   }
   if (has_lock && probe.lock == LockState::kFree) {
-    return {"killed", who + " died without finishing the run (its lock on " +
-                          c.lock + " is free)"};
+    return {"killed", who + " died without finishing the run (its lock on " + c.lock + " is free)"};
   }
   // No lock to go by: the pid decides. A reused pid keeps it "running",
   // the safe side.

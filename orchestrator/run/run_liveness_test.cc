@@ -22,53 +22,36 @@ TEST(RunLiveness, FinishedRunsKeepTheirStoredStatus) {
 }
 
 TEST(RunLiveness, AFreeLockOnTheControllersHostMeansKilled) {
-  RunLiveness l =
-      JudgeRunLiveness("running", Ctl(), Seen(LockState::kFree, true));
+  RunLiveness l = JudgeRunLiveness("running", Ctl(), Seen(LockState::kFree, true));
   EXPECT_EQ(l.status, "killed");
-  EXPECT_NE(l.reason.find("controller pid 4242 on ctl1"), std::string::npos)
-      << l.reason;
-  EXPECT_NE(l.reason.find("lock on /db/cc.db.lock is free"), std::string::npos)
-      << l.reason;
+  EXPECT_NE(l.reason.find("controller pid 4242 on ctl1"), std::string::npos) << l.reason;
+  EXPECT_NE(l.reason.find("lock on /db/cc.db.lock is free"), std::string::npos) << l.reason;
 }
 
 TEST(RunLiveness, AHeldLockMeansRunningEvenFromAnotherHost) {
-  EXPECT_EQ(
-      JudgeRunLiveness("running", Ctl(), Seen(LockState::kHeld, false)).status,
-      "running");
-  EXPECT_EQ(
-      JudgeRunLiveness("running", Ctl(), Seen(LockState::kHeld, false, "other"))
-          .status,
-      "running");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kHeld, false)).status, "running");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kHeld, false, "other")).status,
+            "running");
 }
 
 TEST(RunLiveness, FromAnotherHostNothingButAHeldLockCanBeTold) {
   for (LockState s : {LockState::kFree, LockState::kUnknown}) {
-    RunLiveness l =
-        JudgeRunLiveness("running", Ctl(), Seen(s, false, "laptop"));
+    RunLiveness l = JudgeRunLiveness("running", Ctl(), Seen(s, false, "laptop"));
     EXPECT_EQ(l.status, "running");
     EXPECT_NE(l.reason.find("cannot tell"), std::string::npos) << l.reason;
   }
 }
 
 TEST(RunLiveness, WithoutALockThePidDecidesOnTheSameHost) {
-  EXPECT_EQ(JudgeRunLiveness("running", Ctl(""), Seen(LockState::kFree, false))
-                .status,
-            "killed");
-  EXPECT_EQ(
-      JudgeRunLiveness("running", Ctl(""), Seen(LockState::kFree, true)).status,
-      "running");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(""), Seen(LockState::kFree, false)).status, "killed");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(""), Seen(LockState::kFree, true)).status, "running");
   // A lock file that could not be probed: the pid decides too.
-  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kUnknown, false))
-                .status,
-            "killed");
-  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kUnknown, true))
-                .status,
-            "running");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kUnknown, false)).status, "killed");
+  EXPECT_EQ(JudgeRunLiveness("running", Ctl(), Seen(LockState::kUnknown, true)).status, "running");
 }
 
 TEST(RunLiveness, RunsWithoutAControllerRecordStayRunning) {
-  RunLiveness l =
-      JudgeRunLiveness("running", std::nullopt, Seen(LockState::kFree, false));
+  RunLiveness l = JudgeRunLiveness("running", std::nullopt, Seen(LockState::kFree, false));
   EXPECT_EQ(l.status, "running");
   EXPECT_NE(l.reason.find("cannot tell"), std::string::npos);
 }
@@ -81,8 +64,7 @@ TEST(RunLiveness, TheControllerRoundTripsThroughTheMeta) {
   EXPECT_EQ(c->pid, 4242);
   EXPECT_EQ(c->lock, "/db/cc.db.lock");
   EXPECT_FALSE(ControllerFromMeta(nlohmann::json::object()).has_value());
-  EXPECT_FALSE(
-      ControllerFromMeta({{"controller", {{"host", "h"}}}}).has_value());
+  EXPECT_FALSE(ControllerFromMeta({{"controller", {{"host", "h"}}}}).has_value());
 }
 
 }  // namespace

@@ -35,12 +35,9 @@ bool PidAlive(int64_t pid) {
 
 }  // namespace
 
-std::string RunLockPath(const std::string& db_path) {
-  return db_path + ".lock";
-}
+std::string RunLockPath(const std::string& db_path) { return db_path + ".lock"; }
 
-RunLock::RunLock(const std::string& db_path, int64_t run_id)
-    : path_(RunLockPath(db_path)) {
+RunLock::RunLock(const std::string& db_path, int64_t run_id) : path_(RunLockPath(db_path)) {
   int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     error_ = path_ + ": " + std::strerror(errno);
@@ -48,8 +45,7 @@ RunLock::RunLock(const std::string& db_path, int64_t run_id)
   }
   struct flock fl = RunByte(run_id, F_WRLCK);
   if (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
-    error_ = path_ + ": lock byte " + std::to_string(run_id) + ": " +
-             std::strerror(errno);
+    error_ = path_ + ": lock byte " + std::to_string(run_id) + ": " + std::strerror(errno);
     ::close(fd);
     return;
   }
@@ -77,8 +73,7 @@ LockState ProbeRunLock(const std::string& lock_path, int64_t run_id) {
 }
 
 ControllerRecord ThisController(const std::string& lock_path) {
-  return ControllerRecord{HostName(), static_cast<int64_t>(::getpid()),
-                          lock_path};
+  return ControllerRecord{HostName(), static_cast<int64_t>(::getpid()), lock_path};
 }
 
 void ApplyRunLiveness(RunRecord& run) {

@@ -16,16 +16,13 @@ std::string TempDb() {
 
 TEST(RunLock, TheRunsByteIsHeldWhileTheLockLivesAndFreeAfter) {
   std::string db = TempDb();
-  EXPECT_EQ(ProbeRunLock(RunLockPath(db), 3), LockState::kFree)
-      << "no lock file yet";
+  EXPECT_EQ(ProbeRunLock(RunLockPath(db), 3), LockState::kFree) << "no lock file yet";
   {
     RunLock lock(db, 3);
     ASSERT_TRUE(lock.held()) << lock.error();
-    EXPECT_EQ(lock.path().front(), '/')
-        << "recorded absolute: report may run elsewhere";
+    EXPECT_EQ(lock.path().front(), '/') << "recorded absolute: report may run elsewhere";
     EXPECT_EQ(ProbeRunLock(lock.path(), 3), LockState::kHeld);
-    EXPECT_EQ(ProbeRunLock(lock.path(), 4), LockState::kFree)
-        << "another run's byte";
+    EXPECT_EQ(ProbeRunLock(lock.path(), 4), LockState::kFree) << "another run's byte";
     RunLock second(db, 3);
     EXPECT_FALSE(second.held()) << "two controllers cannot hold one run";
   }

@@ -27,19 +27,15 @@ Result<uint64_t> ParseOneSize(const std::string& spec, const std::string& raw) {
   if (i > 15) return Bad(spec, "'" + raw + "' is too large");
   uint64_t n = std::stoull(t.substr(0, i));
   std::string suffix = t.substr(i);
-  for (auto& c : suffix)
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   int shift = 0;
-  if (!suffix.empty() &&
-      std::string("KMGT").find(suffix[0]) != std::string::npos) {
+  if (!suffix.empty() && std::string("KMGT").find(suffix[0]) != std::string::npos) {
     shift = 10 * (1 + static_cast<int>(std::string("KMGT").find(suffix[0])));
     suffix.erase(0, 1);
     if (suffix == "IB") suffix = "B";
   }
   if (!suffix.empty() && suffix != "B") {
-    return Bad(
-        spec,
-        "'" + raw + "' has an unknown suffix (use K, M, G, T: 1024-based)");
+    return Bad(spec, "'" + raw + "' has an unknown suffix (use K, M, G, T: 1024-based)");
   }
   if (n == 0) return Bad(spec, "'" + raw + "' is zero");
   if (n > (kMaxSize >> shift)) return Bad(spec, "'" + raw + "' is too large");
@@ -134,8 +130,7 @@ Result<std::vector<uint64_t>> ParseSizesJson(const nlohmann::json& value) {
   const std::string shown = value.dump();
   auto one = [&](const nlohmann::json& v) -> Result<uint64_t> {
     // JSON integers may be stored signed or unsigned; both count.
-    if (v.is_number_integer() && v.get<int64_t>() > 0 &&
-        v.get<uint64_t>() <= kMaxSize) {
+    if (v.is_number_integer() && v.get<int64_t>() > 0 && v.get<uint64_t>() <= kMaxSize) {
       return v.get<uint64_t>();
     }
     if (v.is_string()) return ParseOneSize(shown, v.get<std::string>());

@@ -109,9 +109,8 @@ TEST(Schedule, FormattedSizesParseBack) {
 }
 
 TEST(Schedule, BadSizeTextIsAnErrorNamingThePart) {
-  for (const char* bad :
-       {"", "  ", "12Q", "K", "0", "-5", "256M-8", "1K,,2K", "1K,", "[8, -1]",
-        "[1.5]", "[", "99999999999999999T", "1P"}) {
+  for (const char* bad : {"", "  ", "12Q", "K", "0", "-5", "256M-8", "1K,,2K", "1K,", "[8, -1]",
+                          "[1.5]", "[", "99999999999999999T", "1P"}) {
     auto r = ParseSizes(bad);
     EXPECT_FALSE(r.ok()) << "'" << bad << "' parsed";
     if (!r.ok()) {

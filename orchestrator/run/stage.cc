@@ -6,9 +6,8 @@ namespace {
 bool FailedOrHung(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
 }  // namespace
 
-NodeResult NodeCheck(const std::string& stage, const std::string& node,
-                     const std::string& check, Outcome outcome,
-                     const std::string& message, nlohmann::json evidence,
+NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
+                     Outcome outcome, const std::string& message, nlohmann::json evidence,
                      const std::string& value) {
   NodeResult r;
   r.node = node;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/fleet.h"
-#include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/store/store.h"
 
@@ -25,10 +25,9 @@ namespace cc {
 // controller's RSS). Thread-safe.
 class StageContext {
  public:
-  StageContext(const Inventory& inventory, Store& store, int64_t run_id,
-               Fleet& fleet, Progress& progress)
-      : inventory_(inventory), store_(store), run_id_(run_id),
-        fleet_(fleet), progress_(progress) {}
+  StageContext(const Inventory& inventory, Store& store, int64_t run_id, Fleet& fleet,
+               Progress& progress)
+      : inventory_(inventory), store_(store), run_id_(run_id), fleet_(fleet), progress_(progress) {}
 
   const Inventory& inventory() const { return inventory_; }
   Store& store() { return store_; }
@@ -73,9 +72,9 @@ class StageContext {
 };
 
 // A node result of `stage` with the fields the stages fill most often.
-NodeResult NodeCheck(const std::string& stage, const std::string& node,
-                     const std::string& check, Outcome outcome,
-                     const std::string& message, nlohmann::json evidence = nlohmann::json::object(),
+NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
+                     Outcome outcome, const std::string& message,
+                     nlohmann::json evidence = nlohmann::json::object(),
                      const std::string& value = "");
 
 class Stage {

@@ -8,19 +8,17 @@ namespace cc {
 const std::vector<StageEntry>& Stages() {
   static const std::vector<StageEntry> kStages = {
       {"facts", "collect node facts through the agent", MakeFactsStage},
-      {"parity", "judge versions against pins, the majority and rules",
-       MakeParityStage},
+      {"parity", "judge versions against pins, the majority and rules", MakeParityStage},
       {"nics", "which network NCCL and MPI should use: reachability, DF-tested MTU, decoys",
        MakeNicsStage},
-      {"ports", "every node pair, both ways: SSH, rendezvous and ephemeral ports",
-       MakePortsStage},
+      {"ports", "every node pair, both ways: SSH, rendezvous and ephemeral ports", MakePortsStage},
       {"nccl", "AllReduce intra-node, per pair, whole cluster; transport proof; bad-node isolation",
        MakeNcclStage},
       {"mpi", "Open MPI across the nodes: launch, exact MPI_Allreduce, pair ping-pong",
        MakeMpiStage},
       // Diagnostics, not in the default list.
-      {"sleep", "hold an agent busy on every node (tests of Ctrl-C)",
-       MakeSleepStage, /*in_default=*/false},
+      {"sleep", "hold an agent busy on every node (tests of Ctrl-C)", MakeSleepStage,
+       /*in_default=*/false},
   };
   return kStages;
 }

@@ -47,12 +47,24 @@ Result<RunData> LoadRunData(Store& store, int64_t run_id) {
 
 void OutcomeCounts::Add(Outcome o) {
   switch (o) {
-    case Outcome::kPass: ++pass; break;
-    case Outcome::kWarn: ++warn; break;
-    case Outcome::kFail: ++fail; break;
-    case Outcome::kHang: ++hang; break;
-    case Outcome::kSkip: ++skip; break;
-    case Outcome::kError: ++error; break;
+    case Outcome::kPass:
+      ++pass;
+      break;
+    case Outcome::kWarn:
+      ++warn;
+      break;
+    case Outcome::kFail:
+      ++fail;
+      break;
+    case Outcome::kHang:
+      ++hang;
+      break;
+    case Outcome::kSkip:
+      ++skip;
+      break;
+    case Outcome::kError:
+      ++error;
+      break;
   }
 }
 
@@ -88,39 +100,56 @@ nlohmann::json RunDataToJson(const RunData& d) {
            {"finished_at", d.run.finished_at},
            {"status", d.run.status},
            {"exit_code", d.run.exit_code},
-           {"inventory", {{"path", d.run.inventory_path},
-                          {"name", d.run.inventory_name},
-                          {"sha256", d.run.inventory_sha256}}},
+           {"inventory",
+            {{"path", d.run.inventory_path},
+             {"name", d.run.inventory_name},
+             {"sha256", d.run.inventory_sha256}}},
            {"argv", d.run.argv},
            {"version", d.run.version},
            {"meta", d.run.meta}};
   json nodes = json::array();
   for (const auto& n : d.nodes) {
-    nodes.push_back({{"node", n.node}, {"address", n.address},
-                     {"reachable", n.reachable}, {"error", n.error},
+    nodes.push_back({{"node", n.node},
+                     {"address", n.address},
+                     {"reachable", n.reachable},
+                     {"error", n.error},
                      {"facts", n.facts}});
   }
   json nrs = json::array();
   for (const auto& r : d.node_results) {
-    nrs.push_back({{"node", r.node}, {"stage", r.stage}, {"check", r.check},
-                   {"outcome", OutcomeName(r.outcome)}, {"value", r.value},
-                   {"expected", r.expected}, {"message", r.message},
-                   {"evidence", r.evidence}, {"at", r.at}});
+    nrs.push_back({{"node", r.node},
+                   {"stage", r.stage},
+                   {"check", r.check},
+                   {"outcome", OutcomeName(r.outcome)},
+                   {"value", r.value},
+                   {"expected", r.expected},
+                   {"message", r.message},
+                   {"evidence", r.evidence},
+                   {"at", r.at}});
   }
   json prs = json::array();
   for (const auto& r : d.pair_results) {
-    json p{{"stage", r.stage}, {"src", r.src}, {"dst", r.dst},
-           {"check", r.check}, {"outcome", OutcomeName(r.outcome)},
-           {"state", r.state}, {"unit", r.unit}, {"message", r.message},
-           {"evidence", r.evidence}, {"at", r.at}};
+    json p{{"stage", r.stage},
+           {"src", r.src},
+           {"dst", r.dst},
+           {"check", r.check},
+           {"outcome", OutcomeName(r.outcome)},
+           {"state", r.state},
+           {"unit", r.unit},
+           {"message", r.message},
+           {"evidence", r.evidence},
+           {"at", r.at}};
     p["value"] = r.value ? json(*r.value) : json();
     prs.push_back(std::move(p));
   }
   OutcomeCounts c = CountOutcomes(d);
   json counts{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
               {"hang", c.hang}, {"skip", c.skip}, {"error", c.error}};
-  return json{{"run", run}, {"counts", counts}, {"nodes", nodes},
-              {"node_results", nrs}, {"pair_results", prs}};
+  return json{{"run", run},
+              {"counts", counts},
+              {"nodes", nodes},
+              {"node_results", nrs},
+              {"pair_results", prs}};
 }
 
 }  // namespace cc

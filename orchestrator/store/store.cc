@@ -84,17 +84,14 @@ std::string DumpJson(const nlohmann::json& j) {
 // never spliced into the SQL text.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) {
-    rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
-  }
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
   ~Stmt() { sqlite3_finalize(stmt_); }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
   bool prepared() const { return rc_ == SQLITE_OK; }
   Stmt& Bind(int i, const std::string& s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()),
-                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
     return *this;
   }
   Stmt& Bind(int i, int64_t v) {
@@ -117,14 +114,11 @@ class Stmt {
   }
   std::string Text(int col) const {
     const unsigned char* t = sqlite3_column_text(stmt_, col);
-    return t ? std::string(reinterpret_cast<const char*>(t),
-                           sqlite3_column_bytes(stmt_, col))
+    return t ? std::string(reinterpret_cast<const char*>(t), sqlite3_column_bytes(stmt_, col))
              : std::string();
   }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-  bool IsNull(int col) const {
-    return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
-  }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   std::optional<double> OptDouble(int col) const {
     if (IsNull(col)) return std::nullopt;
     return sqlite3_column_double(stmt_, col);
@@ -135,15 +129,13 @@ class Stmt {
   int rc_;
 };
 
-Result<nlohmann::json> ParseJsonColumn(const std::string& text,
-                                       const std::string& where) {
+Result<nlohmann::json> ParseJsonColumn(const std::string& text, const std::string& where) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Io("corrupt JSON in " + where);
   return j;
 }
 
-Result<Outcome> ParseOutcomeColumn(const std::string& text,
-                                   const std::string& where) {
+Result<Outcome> ParseOutcomeColumn(const std::string& text, const std::string& where) {
   auto o = ParseOutcome(text);
   if (!o) return Status::Io("unknown outcome '" + text + "' in " + where);
   return *o;
@@ -165,8 +157,7 @@ Result<RunRecord> ReadRun(const Stmt& s) {
   r.inventory_name = s.Text(7);
   r.argv = s.Text(8);
   r.version = s.Text(9);
-  auto meta =
-      ParseJsonColumn(s.Text(10), "runs.meta of run " + std::to_string(r.id));
+  auto meta = ParseJsonColumn(s.Text(10), "runs.meta of run " + std::to_string(r.id));
   if (!meta.ok()) return meta.status();
   r.meta = std::move(*meta);
   return r;
@@ -228,15 +219,13 @@ Result<PairResult> ReadPairResult(const Stmt& s) {
   return r;
 }
 
-Status SqlErrorOf(sqlite3* db, const std::string& path,
-                  const std::string& what) {
+Status SqlErrorOf(sqlite3* db, const std::string& path, const std::string& what) {
   return Status::Io(path + ": " + what + ": " + sqlite3_errmsg(db));
 }
 
 // Runs a SELECT with one integer parameter and reads every row.
 template <typename T, typename Read>
-Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql,
-                                 int64_t param, Read read,
+Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql, int64_t param, Read read,
                                  const std::string& path, const char* what) {
   Stmt s(db, sql.c_str());
   if (!s.prepared()) return SqlErrorOf(db, path, what);
@@ -289,15 +278,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec) {
-      return Status::Io("cannot create directory " + parent.string() + ": " +
-                        ec.message());
+      return Status::Io("cannot create directory " + parent.string() + ": " + ec.message());
     }
   }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(
-      path.c_str(), &db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-      nullptr);
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -305,9 +292,8 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   }
   std::unique_ptr<Store> store(new Store(db, path));
   // busy_timeout first: switching to WAL itself may wait on another process.
-  for (const char* pragma :
-       {"PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL",
-        "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+  for (const char* pragma : {"PRAGMA busy_timeout=5000", "PRAGMA journal_mode=WAL",
+                             "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
     Status s = store->Exec(pragma);
     if (!s.ok()) return s;
   }
@@ -318,9 +304,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
 
 Store::~Store() { sqlite3_close_v2(db_); }
 
-Status Store::SqlError(const std::string& what) {
-  return SqlErrorOf(db_, path_, what);
-}
+Status Store::SqlError(const std::string& what) { return SqlErrorOf(db_, path_, what); }
 
 Status Store::Exec(const std::string& sql) {
   char* err = nullptr;
@@ -335,8 +319,7 @@ Status Store::Exec(const std::string& sql) {
 int Store::schema_version() {
   std::lock_guard lock(mu_);
   Stmt s(db_, "PRAGMA user_version");
-  return s.prepared() && s.Step() == SQLITE_ROW ? static_cast<int>(s.Int(0))
-                                                : -1;
+  return s.prepared() && s.Step() == SQLITE_ROW ? static_cast<int>(s.Int(0)) : -1;
 }
 
 Status Store::Migrate() {
@@ -345,8 +328,7 @@ Status Store::Migrate() {
   if (have < 0) return SqlError("reading schema version");
   if (have > kSchemaVersion) {
     return Status::Io(path_ + ": database schema " + std::to_string(have) +
-                      " is newer than this clustercheck (" +
-                      std::to_string(kSchemaVersion) + ")");
+                      " is newer than this clustercheck (" + std::to_string(kSchemaVersion) + ")");
   }
   for (int v = have; v < kSchemaVersion; ++v) {
     // IMMEDIATE: two controllers opening a fresh file must not both migrate.
@@ -391,8 +373,7 @@ Result<int64_t> Store::BeginRun(const RunRecord& run) {
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
 }
 
-Status Store::FinishRun(int64_t run_id, const std::string& status,
-                        int exit_code) {
+Status Store::FinishRun(int64_t run_id, const std::string& status, int exit_code) {
   std::lock_guard lock(mu_);
   Stmt s(db_,
          "UPDATE runs SET finished_at = ?, status = ?, exit_code = ? "
@@ -402,14 +383,12 @@ Status Store::FinishRun(int64_t run_id, const std::string& status,
   s.Bind(4, run_id);
   if (s.Step() != SQLITE_DONE) return SqlError("finish run");
   if (sqlite3_changes(db_) == 0) {
-    return Status::NotFound("no run " + std::to_string(run_id) + " in " +
-                            path_);
+    return Status::NotFound("no run " + std::to_string(run_id) + " in " + path_);
   }
   return Status::Ok();
 }
 
-Status Store::SetRunMeta(int64_t run_id, const std::string& key,
-                         const nlohmann::json& value) {
+Status Store::SetRunMeta(int64_t run_id, const std::string& key, const nlohmann::json& value) {
   std::lock_guard lock(mu_);
   // Read-modify-write under the write lock, so that concurrent writers of
   // other keys (another process) are not lost.
@@ -420,12 +399,10 @@ Status Store::SetRunMeta(int64_t run_id, const std::string& key,
     Exec("ROLLBACK");
     return run.status();
   }
-  nlohmann::json meta =
-      run->meta.is_object() ? run->meta : nlohmann::json::object();
+  nlohmann::json meta = run->meta.is_object() ? run->meta : nlohmann::json::object();
   meta[key] = value;
   Stmt u(db_, "UPDATE runs SET meta = ? WHERE id = ?");
-  if (!u.prepared() ||
-      u.Bind(1, DumpJson(meta)).Bind(2, run_id).Step() != SQLITE_DONE) {
+  if (!u.prepared() || u.Bind(1, DumpJson(meta)).Bind(2, run_id).Step() != SQLITE_DONE) {
     s = SqlError("set run meta '" + key + "'");
     Exec("ROLLBACK");
     return s;
@@ -455,10 +432,9 @@ Status Store::PutNode(const NodeRecord& node) {
 
 Status Store::AddNodeResult(const NodeResult& r) {
   std::lock_guard lock(mu_);
-  Stmt s(
-      db_,
-      "INSERT INTO node_results (run_id, node, stage, check_name, outcome, "
-      "value, expected, message, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?)");
+  Stmt s(db_,
+         "INSERT INTO node_results (run_id, node, stage, check_name, outcome, "
+         "value, expected, message, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add node result");
   s.Bind(1, r.run_id)
       .Bind(2, r.node)
@@ -471,8 +447,7 @@ Status Store::AddNodeResult(const NodeResult& r) {
       .Bind(9, DumpJson(r.evidence))
       .Bind(10, r.at.empty() ? NowIso8601() : r.at);
   if (s.Step() != SQLITE_DONE) {
-    return SqlError("add node result " + r.node + " " + r.stage + "/" +
-                    r.check);
+    return SqlError("add node result " + r.node + " " + r.stage + "/" + r.check);
   }
   return Status::Ok();
 }
@@ -499,8 +474,7 @@ Status Store::InsertPairResults(const std::vector<PairResult>& rs) {
         .Bind(11, DumpJson(r.evidence))
         .Bind(12, r.at.empty() ? now : r.at);
     if (s.Step() != SQLITE_DONE) {
-      return SqlError("add pair result " + r.src + "->" + r.dst + " " +
-                      r.stage + "/" + r.check);
+      return SqlError("add pair result " + r.src + "->" + r.dst + " " + r.stage + "/" + r.check);
     }
   }
   return Status::Ok();
@@ -523,13 +497,12 @@ Status Store::AddPairResults(const std::vector<PairResult>& rs) {
 
 Result<RunRecord> Store::GetRun(int64_t run_id) {
   std::lock_guard lock(mu_);
-  auto runs = SelectAll<RunRecord>(
-      db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?",
-      run_id, ReadRun, path_, "get run");
+  auto runs =
+      SelectAll<RunRecord>(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?",
+                           run_id, ReadRun, path_, "get run");
   if (!runs.ok()) return runs.status();
   if (runs->empty()) {
-    return Status::NotFound("no run " + std::to_string(run_id) + " in " +
-                            path_);
+    return Status::NotFound("no run " + std::to_string(run_id) + " in " + path_);
   }
   return std::move(runs->front());
 }
@@ -545,19 +518,17 @@ Result<int64_t> Store::LatestRunId() {
 Result<std::vector<RunRecord>> Store::ListRuns(int limit) {
   std::lock_guard lock(mu_);
   // By id, not started_at: two runs may start within the same second.
-  return SelectAll<RunRecord>(db_,
-                              std::string("SELECT ") + kRunColumns +
-                                  " FROM runs ORDER BY id DESC LIMIT ?",
-                              limit, ReadRun, path_, "list runs");
+  return SelectAll<RunRecord>(
+      db_, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id DESC LIMIT ?", limit,
+      ReadRun, path_, "list runs");
 }
 
 Result<std::vector<NodeRecord>> Store::GetNodes(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<NodeRecord>(
-      db_,
-      "SELECT run_id, node, address, reachable, error, facts FROM nodes "
-      "WHERE run_id = ? ORDER BY rowid",
-      run_id, ReadNode, path_, "get nodes");
+  return SelectAll<NodeRecord>(db_,
+                               "SELECT run_id, node, address, reachable, error, facts FROM nodes "
+                               "WHERE run_id = ? ORDER BY rowid",
+                               run_id, ReadNode, path_, "get nodes");
 }
 
 Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
@@ -571,12 +542,11 @@ Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
 
 Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<PairResult>(
-      db_,
-      "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
-      "state, value, unit, message, at FROM pair_results WHERE run_id = ? "
-      "ORDER BY id",
-      run_id, ReadPairResult, path_, "get pair results");
+  return SelectAll<PairResult>(db_,
+                               "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
+                               "state, value, unit, message, at FROM pair_results WHERE run_id = ? "
+                               "ORDER BY id",
+                               run_id, ReadPairResult, path_, "get pair results");
 }
 
 }  // namespace cc

@@ -24,15 +24,15 @@ namespace cc {
 
 struct RunRecord {
   int64_t id = 0;
-  std::string started_at;    // ISO 8601 UTC
-  std::string finished_at;   // "" while running or after a crash
-  std::string status;        // "running" | "done" | "interrupted" | "aborted"
+  std::string started_at;   // ISO 8601 UTC
+  std::string finished_at;  // "" while running or after a crash
+  std::string status;       // "running" | "done" | "interrupted" | "aborted"
   int exit_code = -1;
   std::string inventory_path;
   std::string inventory_sha256;
   std::string inventory_name;
-  std::string argv;          // as typed
-  std::string version;       // clustercheck version
+  std::string argv;                                // as typed
+  std::string version;                             // clustercheck version
   nlohmann::json meta = nlohmann::json::object();  // stages, selections, ...
 };
 
@@ -41,31 +41,31 @@ struct NodeRecord {
   std::string node;
   std::string address;
   bool reachable = false;
-  std::string error;         // why unreachable (kind: message)
+  std::string error;  // why unreachable (kind: message)
   nlohmann::json facts = nlohmann::json::object();
 };
 
 struct NodeResult {
   int64_t run_id = 0;
   std::string node;
-  std::string stage;         // "facts", "parity", "nccl", ...
-  std::string check;         // "driver", "reachable", "allreduce", ...
+  std::string stage;  // "facts", "parity", "nccl", ...
+  std::string check;  // "driver", "reachable", "allreduce", ...
   Outcome outcome = Outcome::kError;
-  std::string value;         // what the node has
-  std::string expected;      // what it should have ("" when none)
-  std::string message;       // for people
+  std::string value;     // what the node has
+  std::string expected;  // what it should have ("" when none)
+  std::string message;   // for people
   nlohmann::json evidence = nlohmann::json::object();
-  std::string at;            // ISO 8601 UTC; filled by the store if empty
+  std::string at;  // ISO 8601 UTC; filled by the store if empty
 };
 
 struct PairResult {
   int64_t run_id = 0;
-  std::string stage;         // "ports", "nics", "nccl", "mpi"
-  std::string src;           // sender / first node
-  std::string dst;           // receiver / second node
-  std::string check;         // "tcp/29500", "allreduce", "pingpong", ...
+  std::string stage;  // "ports", "nics", "nccl", "mpi"
+  std::string src;    // sender / first node
+  std::string dst;    // receiver / second node
+  std::string check;  // "tcp/29500", "allreduce", "pingpong", ...
   Outcome outcome = Outcome::kError;
-  std::string state;         // stage-specific: "open", "filtered", ...
+  std::string state;            // stage-specific: "open", "filtered", ...
   std::optional<double> value;  // e.g. busbw GB/s, latency us
   std::string unit;
   std::string message;
@@ -94,10 +94,9 @@ class Store {
   Status FinishRun(int64_t run_id, const std::string& status, int exit_code);
   // meta[key] = value, other keys kept. kNotFound when the run does not
   // exist.
-  Status SetRunMeta(int64_t run_id, const std::string& key,
-                    const nlohmann::json& value);
+  Status SetRunMeta(int64_t run_id, const std::string& key, const nlohmann::json& value);
 
-  Status PutNode(const NodeRecord& node);   // insert or replace
+  Status PutNode(const NodeRecord& node);  // insert or replace
   Status AddNodeResult(const NodeResult& r);
   Status AddPairResult(const PairResult& r);
   // Many at once in one transaction (e.g. 40k port probes).

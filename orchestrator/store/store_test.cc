@@ -32,13 +32,11 @@ class StoreTest : public ::testing::Test {
   }
   // Sets user_version behind the store's back.
   void SetUserVersion(int v) {
-    std::filesystem::create_directories(
-        std::filesystem::path(path_).parent_path());
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
     std::string sql = "PRAGMA user_version=" + std::to_string(v);
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
   }
   int64_t NewRun(Store& s, const std::string& name = "pod-a") {
@@ -76,8 +74,8 @@ TEST_F(StoreTest, EmptyDatabaseAtVersionZeroMigratesToOne) {
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
   EXPECT_EQ(store->schema_version(), 1);
-  EXPECT_EQ(Tables(path_), (std::vector<std::string>{"node_results", "nodes",
-                                                     "pair_results", "runs"}));
+  EXPECT_EQ(Tables(path_),
+            (std::vector<std::string>{"node_results", "nodes", "pair_results", "runs"}));
 }
 
 TEST_F(StoreTest, ReopeningMigratedDatabaseKeepsDataAndVersion) {
@@ -100,8 +98,7 @@ TEST_F(StoreTest, NewerSchemaIsRefusedWithClearError) {
   auto store = Store::Open(path_);
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(store.status().Is(ErrorKind::kIo));
-  EXPECT_NE(store.status().message().find(
-                "database schema 7 is newer than this clustercheck (1)"),
+  EXPECT_NE(store.status().message().find("database schema 7 is newer than this clustercheck (1)"),
             std::string::npos)
       << store.status().message();
   EXPECT_NE(store.status().message().find(path_), std::string::npos);
@@ -124,8 +121,7 @@ TEST_F(StoreTest, OpenOnUnwritablePathNamesThePath) {
   auto store = Store::Open(file + "/x.db");  // parent is a file
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(store.status().Is(ErrorKind::kIo));
-  EXPECT_NE(store.status().message().find(file), std::string::npos)
-      << store.status().message();
+  EXPECT_NE(store.status().message().find(file), std::string::npos) << store.status().message();
 }
 
 TEST_F(StoreTest, RunRoundTripsEveryField) {
@@ -163,12 +159,7 @@ TEST_F(StoreTest, NodeRecordRoundTripsAndUpdateKeepsOrder) {
   ASSERT_TRUE(store);
   int64_t run = NewRun(*store);
   NodeRecord a{run, "gpu002", "10.0.0.2", true, "", {{"driver", "550.54"}}};
-  NodeRecord b{run,
-               "gpu001",
-               "10.0.0.1",
-               false,
-               "unreachable: no route",
-               nlohmann::json::object()};
+  NodeRecord b{run, "gpu001", "10.0.0.1", false, "unreachable: no route", nlohmann::json::object()};
   ASSERT_TRUE(store->PutNode(a).ok());
   ASSERT_TRUE(store->PutNode(b).ok());
   a.facts["gpus"] = 8;
@@ -222,8 +213,7 @@ TEST_F(StoreTest, NodeResultRoundTripsEveryField) {
   EXPECT_EQ(g.evidence, r.evidence);
   EXPECT_EQ(g.at, r.at);
   EXPECT_EQ((*got)[1].outcome, Outcome::kHang);
-  EXPECT_TRUE(std::regex_match(
-      (*got)[1].at, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+  EXPECT_TRUE(std::regex_match((*got)[1].at, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << (*got)[1].at;
 }
 
@@ -364,8 +354,7 @@ TEST_F(StoreTest, SetRunMetaMergesKeys) {
   ASSERT_TRUE(store->SetRunMeta(*run, "fanout", 8).ok());
   auto got = store->GetRun(*run);
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->meta,
-            (nlohmann::json{{"fanout", 8}, {"stages", {"facts", "ports"}}}));
+  EXPECT_EQ(got->meta, (nlohmann::json{{"fanout", 8}, {"stages", {"facts", "ports"}}}));
   EXPECT_TRUE(store->SetRunMeta(*run + 1, "x", 1).Is(ErrorKind::kNotFound));
 }
 
@@ -380,25 +369,21 @@ TEST_F(StoreTest, ResultsForMissingRunAreRefused) {
 }
 
 TEST(StorePaths, DefaultPathFollowsXdgStateHome) {
-  std::string old_xdg =
-      getenv("XDG_STATE_HOME") ? getenv("XDG_STATE_HOME") : "";
+  std::string old_xdg = getenv("XDG_STATE_HOME") ? getenv("XDG_STATE_HOME") : "";
   std::string old_home = getenv("HOME") ? getenv("HOME") : "";
   setenv("XDG_STATE_HOME", "/x/state", 1);
   EXPECT_EQ(DefaultStorePath(), "/x/state/clustercheck/clustercheck.db");
   setenv("XDG_STATE_HOME", "relative", 1);  // invalid per XDG: ignored
   setenv("HOME", "/home/op", 1);
-  EXPECT_EQ(DefaultStorePath(),
-            "/home/op/.local/state/clustercheck/clustercheck.db");
+  EXPECT_EQ(DefaultStorePath(), "/home/op/.local/state/clustercheck/clustercheck.db");
   unsetenv("XDG_STATE_HOME");
-  EXPECT_EQ(DefaultStorePath(),
-            "/home/op/.local/state/clustercheck/clustercheck.db");
+  EXPECT_EQ(DefaultStorePath(), "/home/op/.local/state/clustercheck/clustercheck.db");
   if (!old_xdg.empty()) setenv("XDG_STATE_HOME", old_xdg.c_str(), 1);
   setenv("HOME", old_home.c_str(), 1);
 }
 
 TEST(StorePaths, NowIsUtcIso8601) {
-  EXPECT_TRUE(std::regex_match(
-      NowIso8601(), std::regex(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+  EXPECT_TRUE(std::regex_match(NowIso8601(), std::regex(R"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << NowIso8601();
 }
 

@@ -18,8 +18,7 @@ Json CallResult::Find(const std::string& name) const {
   return Json();
 }
 
-AgentChannel::AgentChannel(std::unique_ptr<RemoteProcess> process)
-    : process_(std::move(process)) {}
+AgentChannel::AgentChannel(std::unique_ptr<RemoteProcess> process) : process_(std::move(process)) {}
 
 AgentChannel::~AgentChannel() { Close(Millis(500)); }
 
@@ -73,12 +72,10 @@ Result<Json> AgentChannel::ReadHello(Deadline deadline) {
       continue;
     }
     std::string before =
-        preamble_.empty() ? ""
-                          : " (before it, stdout said: " + QuoteShellText(preamble_) + ")";
+        preamble_.empty() ? "" : " (before it, stdout said: " + QuoteShellText(preamble_) + ")";
     if (!msg.ok()) {
       if (msg.status().Is(ErrorKind::kTimeout)) {
-        return Describe(
-            Status::Timeout("no hello from the agent within the deadline" + before));
+        return Describe(Status::Timeout("no hello from the agent within the deadline" + before));
       }
       // Already with stderr (NextMessage); the shell's words go after it.
       Status s = msg.status();
@@ -91,8 +88,7 @@ Result<Json> AgentChannel::ReadHello(Deadline deadline) {
   }
 }
 
-Result<int64_t> AgentChannel::Send(const std::string& cmd, const Json& args,
-                                   Deadline deadline) {
+Result<int64_t> AgentChannel::Send(const std::string& cmd, const Json& args, Deadline deadline) {
   int64_t id = next_id_++;
   std::string line = protocol::MakeRequest(id, cmd, args).dump() + "\n";
   Status s = process_->WriteStdin(line, deadline);
@@ -100,15 +96,14 @@ Result<int64_t> AgentChannel::Send(const std::string& cmd, const Json& args,
   return id;
 }
 
-Status AgentChannel::SendControl(int64_t id, const std::string& cmd,
-                                 const Json& args, Deadline deadline) {
+Status AgentChannel::SendControl(int64_t id, const std::string& cmd, const Json& args,
+                                 Deadline deadline) {
   std::string line = protocol::MakeRequest(id, cmd, args).dump() + "\n";
   return process_->WriteStdin(line, deadline);
 }
 
-Result<CallResult> AgentChannel::Call(
-    const std::string& cmd, const Json& args, Deadline deadline,
-    const std::function<void(const Json&)>& on_message) {
+Result<CallResult> AgentChannel::Call(const std::string& cmd, const Json& args, Deadline deadline,
+                                      const std::function<void(const Json&)>& on_message) {
   auto id = Send(cmd, args, deadline);
   if (!id.ok()) return id.status();
   CallResult out;

@@ -47,11 +47,9 @@ class AgentChannel {
   static constexpr size_t kMaxPreamble = 4096;
 
   // Sends a request and returns its id.
-  Result<int64_t> Send(const std::string& cmd, const Json& args,
-                       Deadline deadline);
+  Result<int64_t> Send(const std::string& cmd, const Json& args, Deadline deadline);
   // A control line for a running request (phased commands).
-  Status SendControl(int64_t id, const std::string& cmd, const Json& args,
-                     Deadline deadline);
+  Status SendControl(int64_t id, const std::string& cmd, const Json& args, Deadline deadline);
   // The next message of any type. kTimeout at the deadline, kInterrupted
   // when InterruptFlag() is set, kEof when the agent went away (with its
   // stderr in the message).
@@ -60,8 +58,7 @@ class AgentChannel {
   // Send + read until the request's `end`. `on_message` sees every
   // message (progress, log, result) as it arrives. An `end` with ok=false
   // is returned as kInternal with the agent's error.
-  Result<CallResult> Call(const std::string& cmd, const Json& args,
-                          Deadline deadline,
+  Result<CallResult> Call(const std::string& cmd, const Json& args, Deadline deadline,
                           const std::function<void(const Json&)>& on_message = {});
 
   // Closes stdin (the agent exits on EOF), waits up to `grace` for the

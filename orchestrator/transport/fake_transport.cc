@@ -52,8 +52,7 @@ class FakeProcess : public RemoteProcess {
 
   Result<std::string> ReadLine(Deadline deadline) override {
     std::unique_lock lock(mu_);
-    cv_.wait_until(lock, deadline.at(),
-                   [&] { return !out_.empty() || exited_; });
+    cv_.wait_until(lock, deadline.at(), [&] { return !out_.empty() || exited_; });
     if (!out_.empty()) {
       std::string line = std::move(out_.front());
       out_.pop_front();
@@ -83,9 +82,7 @@ class FakeProcess : public RemoteProcess {
   }
 
  private:
-  std::string Name() const {
-    return cmd_.argv.empty() ? std::string("fake") : cmd_.argv[0];
-  }
+  std::string Name() const { return cmd_.argv.empty() ? std::string("fake") : cmd_.argv[0]; }
   // REQUIRES: mu_ held.
   void Apply(FakeReply reply) {
     if (exited_) return;
@@ -124,19 +121,17 @@ class FakeConnection : public Connection {
   FakeConnection(FakeTransport* t, std::string node, FakeNode script)
       : t_(t), node_(std::move(node)), script_(std::move(script)) {}
 
-  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
-                                               Deadline deadline) override {
+  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
     {
       std::lock_guard lock(t_->mu_);
       t_->state_[node_].started.push_back(cmd);
     }
     if (!script_.start_error.ok()) return script_.start_error;
-    return std::unique_ptr<RemoteProcess>(
-        new FakeProcess(cmd, script_.program));
+    return std::unique_ptr<RemoteProcess>(new FakeProcess(cmd, script_.program));
   }
 
-  Status Upload(const std::string& content, const std::string& remote_path,
-                int mode, Deadline deadline) override {
+  Status Upload(const std::string& content, const std::string& remote_path, int mode,
+                Deadline deadline) override {
     if (!script_.upload_error.ok()) return script_.upload_error;
     std::lock_guard lock(t_->mu_);
     auto& st = t_->state_[node_];
@@ -145,8 +140,7 @@ class FakeConnection : public Connection {
     return Status::Ok();
   }
 
-  Result<long long> FileSize(const std::string& remote_path,
-                             Deadline deadline) override {
+  Result<long long> FileSize(const std::string& remote_path, Deadline deadline) override {
     std::lock_guard lock(t_->mu_);
     auto& files = t_->state_[node_].files;
     auto it = files.find(remote_path);
@@ -180,12 +174,10 @@ void FakeTransport::SetFile(const std::string& node, const std::string& path,
   state_[node].files[path] = content;
 }
 
-std::map<std::string, std::string> FakeTransport::Files(
-    const std::string& node) const {
+std::map<std::string, std::string> FakeTransport::Files(const std::string& node) const {
   std::lock_guard lock(mu_);
   auto it = state_.find(node);
-  return it == state_.end() ? std::map<std::string, std::string>{}
-                            : it->second.files;
+  return it == state_.end() ? std::map<std::string, std::string>{} : it->second.files;
 }
 
 int FakeTransport::UploadCount(const std::string& node) const {
@@ -211,8 +203,7 @@ FakeNode FakeTransport::ScriptFor(const std::string& node) const {
   return it == scripts_.end() ? default_ : it->second;
 }
 
-Result<std::unique_ptr<Connection>> FakeTransport::Connect(const Node& node,
-                                                           Deadline deadline) {
+Result<std::unique_ptr<Connection>> FakeTransport::Connect(const Node& node, Deadline deadline) {
   FakeNode script;
   {
     std::lock_guard lock(mu_);
@@ -224,27 +215,23 @@ Result<std::unique_ptr<Connection>> FakeTransport::Connect(const Node& node,
     return Status::Timeout(node.name + ": connect: no answer in time");
   }
   if (!script.connect_error.ok()) return script.connect_error;
-  return std::unique_ptr<Connection>(
-      new FakeConnection(this, node.name, std::move(script)));
+  return std::unique_ptr<Connection>(new FakeConnection(this, node.name, std::move(script)));
 }
 
-FakeProgram FakeAgent(
-    std::function<std::vector<nlohmann::json>(const nlohmann::json&)> answer,
-    const std::string& hostname, int version) {
+FakeProgram FakeAgent(std::function<std::vector<nlohmann::json>(const nlohmann::json&)> answer,
+                      const std::string& hostname, int version) {
   using protocol::Json;
   FakeProgram p;
   int v = version < 0 ? protocol::kVersion : version;
   p.on_start = [hostname, v](const CommandLine&) {
     return FakeReply::Lines(
-        {protocol::MakeHello(CLUSTERCHECK_VERSION, "x86_64", 4242, hostname, v)
-             .dump()});
+        {protocol::MakeHello(CLUSTERCHECK_VERSION, "x86_64", 4242, hostname, v).dump()});
   };
   p.on_line = [answer](const CommandLine&, const std::string& line) {
     FakeReply reply;
     auto req = protocol::ParseRequest(line);
     if (!req.ok()) {
-      reply.lines.push_back(
-          protocol::MakeEnd(0, false, req.status().message()).dump());
+      reply.lines.push_back(protocol::MakeEnd(0, false, req.status().message()).dump());
       return reply;
     }
     int64_t id = req->value("id", int64_t{0});

@@ -38,8 +38,8 @@ namespace cc {
 struct FakeReply {
   std::vector<std::string> lines;  // stdout lines, without '\n'
   std::string err;                 // appended to stderr
-  bool exit = false;  // exits with the program's exit_code after the lines
-  bool hang = false;  // then answers nothing more and never exits by itself
+  bool exit = false;               // exits with the program's exit_code after the lines
+  bool hang = false;               // then answers nothing more and never exits by itself
 
   static FakeReply Lines(std::vector<std::string> lines) {
     FakeReply r;
@@ -47,8 +47,7 @@ struct FakeReply {
     return r;
   }
   // Prints `lines` and `err`, then exits.
-  static FakeReply Exit(std::vector<std::string> lines = {},
-                        std::string err = "") {
+  static FakeReply Exit(std::vector<std::string> lines = {}, std::string err = "") {
     FakeReply r = Lines(std::move(lines));
     r.err = std::move(err);
     r.exit = true;
@@ -91,8 +90,7 @@ class FakeTransport : public Transport {
   void SetNode(const std::string& name, FakeNode node);
   void SetDefault(FakeNode node);
   // Puts a file on a node, as if an earlier run had uploaded it.
-  void SetFile(const std::string& node, const std::string& path,
-               const std::string& content);
+  void SetFile(const std::string& node, const std::string& path, const std::string& content);
 
   // Files on a node (seeded and uploaded), by path as the caller wrote it.
   std::map<std::string, std::string> Files(const std::string& node) const;
@@ -104,8 +102,7 @@ class FakeTransport : public Transport {
   int ConnectCount(const std::string& node) const;
 
   std::string name() const override { return "fake"; }
-  Result<std::unique_ptr<Connection>> Connect(const Node& node,
-                                              Deadline deadline) override;
+  Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
 
  private:
   friend class FakeConnection;
@@ -129,8 +126,7 @@ class FakeTransport : public Transport {
 // its id unless the answer has an end of its own. A line that is not a
 // request gets an end with ok=false.
 FakeProgram FakeAgent(
-    std::function<std::vector<nlohmann::json>(const nlohmann::json& request)>
-        answer,
+    std::function<std::vector<nlohmann::json>(const nlohmann::json& request)> answer,
     const std::string& hostname = "fake", int version = -1);
 
 }  // namespace cc

@@ -18,8 +18,7 @@ Node NamedNode(const std::string& name) {
   return n;
 }
 
-std::unique_ptr<Connection> ConnectOrDie(FakeTransport& t,
-                                         const std::string& name) {
+std::unique_ptr<Connection> ConnectOrDie(FakeTransport& t, const std::string& name) {
   auto c = t.Connect(NamedNode(name), Deadline::InSeconds(1));
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   return c.ok() ? std::move(*c) : nullptr;
@@ -39,15 +38,13 @@ TEST(FakeTransport, ScriptedAgentSaysHelloAndAnswersRequests) {
   FakeNode node;
   node.program = FakeAgent(
       [](const Json& req) {
-        return std::vector<Json>{
-            protocol::MakeResult(req["id"], "system", {{"cmd", req["cmd"]}})};
+        return std::vector<Json>{protocol::MakeResult(req["id"], "system", {{"cmd", req["cmd"]}})};
       },
       "gpu001");
   t.SetNode("gpu001", node);
   auto c = ConnectOrDie(t, "gpu001");
   ASSERT_TRUE(c);
-  auto p = c->Start({{"~/.cache/clustercheck/agent-1234"}, {}},
-                    Deadline::InSeconds(1));
+  auto p = c->Start({{"~/.cache/clustercheck/agent-1234"}, {}}, Deadline::InSeconds(1));
   ASSERT_TRUE(p.ok());
   RemoteProcess& agent = **p;
 
@@ -67,8 +64,7 @@ TEST(FakeTransport, ScriptedAgentSaysHelloAndAnswersRequests) {
   EXPECT_EQ(end["ok"], true);
 
   agent.CloseStdin();
-  EXPECT_TRUE(
-      agent.ReadLine(Deadline::InSeconds(1)).status().Is(ErrorKind::kEof));
+  EXPECT_TRUE(agent.ReadLine(Deadline::InSeconds(1)).status().Is(ErrorKind::kEof));
   EXPECT_EQ(agent.Wait(Deadline::InSeconds(1)).value(), 0);
   ASSERT_EQ(t.Started("gpu001").size(), 1u);
   EXPECT_EQ(t.Started("gpu001")[0].argv[0], "~/.cache/clustercheck/agent-1234");
@@ -77,8 +73,8 @@ TEST(FakeTransport, ScriptedAgentSaysHelloAndAnswersRequests) {
 TEST(FakeTransport, AgentWithOtherProtocolVersionFailsHelloCheck) {
   FakeTransport t;
   FakeNode node;
-  node.program = FakeAgent([](const Json&) { return std::vector<Json>{}; },
-                           "old", protocol::kVersion + 1);
+  node.program =
+      FakeAgent([](const Json&) { return std::vector<Json>{}; }, "old", protocol::kVersion + 1);
   t.SetDefault(node);
   auto c = ConnectOrDie(t, "anything");
   ASSERT_TRUE(c);
@@ -126,12 +122,10 @@ TEST(FakeTransport, HangingProgramRunsReadsAndWaitsToTheirDeadline) {
   auto p = StartHung(t);
   ASSERT_TRUE(p);
   auto t0 = Clock::now();
-  EXPECT_TRUE(
-      p->ReadLine(Deadline::In(Millis(150))).status().Is(ErrorKind::kTimeout));
+  EXPECT_TRUE(p->ReadLine(Deadline::In(Millis(150))).status().Is(ErrorKind::kTimeout));
   EXPECT_GE(Clock::now() - t0, Millis(140));
   p->CloseStdin();  // a hung process does not notice
-  EXPECT_TRUE(
-      p->Wait(Deadline::In(Millis(50))).status().Is(ErrorKind::kTimeout));
+  EXPECT_TRUE(p->Wait(Deadline::In(Millis(50))).status().Is(ErrorKind::kTimeout));
   p->Kill();
   EXPECT_EQ(p->Wait(Deadline::In(Millis(50))).value(), 128 + SIGTERM);
 }
@@ -169,19 +163,15 @@ TEST(FakeTransport, ReplyCanExitOrHangMidConversation) {
   ASSERT_TRUE((*p)->WriteStdin("a\ncrash\nb\n", Deadline::InSeconds(1)).ok());
   EXPECT_EQ((*p)->ReadLine(Deadline::InSeconds(1)).value(), "echo a");
   EXPECT_EQ((*p)->ReadLine(Deadline::InSeconds(1)).value(), "partial");
-  EXPECT_TRUE(
-      (*p)->ReadLine(Deadline::InSeconds(1)).status().Is(ErrorKind::kEof));
+  EXPECT_TRUE((*p)->ReadLine(Deadline::InSeconds(1)).status().Is(ErrorKind::kEof));
   EXPECT_EQ((*p)->Wait(Deadline::InSeconds(1)).value(), 139);
   EXPECT_EQ((*p)->StderrSoFar(), "boom\n");
-  EXPECT_TRUE(
-      (*p)->WriteStdin("c\n", Deadline::InSeconds(1)).Is(ErrorKind::kEof));
+  EXPECT_TRUE((*p)->WriteStdin("c\n", Deadline::InSeconds(1)).Is(ErrorKind::kEof));
 
   auto q = c->Start({{"x"}, {}}, Deadline::InSeconds(1));
   ASSERT_TRUE(q.ok());
   ASSERT_TRUE((*q)->WriteStdin("stall\nb\n", Deadline::InSeconds(1)).ok());
-  EXPECT_TRUE((*q)->ReadLine(Deadline::In(Millis(50)))
-                  .status()
-                  .Is(ErrorKind::kTimeout));
+  EXPECT_TRUE((*q)->ReadLine(Deadline::In(Millis(50))).status().Is(ErrorKind::kTimeout));
 }
 
 TEST(FakeTransport, RunToCompletionSeesExitCodeAndStderr) {
@@ -198,8 +188,7 @@ TEST(FakeTransport, RunToCompletionSeesExitCodeAndStderr) {
   ASSERT_TRUE(c);
   auto out = RunToCompletion(*c, {{"nvidia-smi"}, {}}, Deadline::InSeconds(1));
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("exited with 3: no GPU found"),
-            std::string::npos)
+  EXPECT_NE(out.status().message().find("exited with 3: no GPU found"), std::string::npos)
       << out.status().message();
 }
 
@@ -213,27 +202,19 @@ TEST(FakeTransport, UploadsAreRecordedPerNodeAndAnswerFileSize) {
   auto b = ConnectOrDie(t, "b");
   ASSERT_TRUE(a && b);
   const std::string path = "~/.cache/clustercheck/agent-new";
-  EXPECT_TRUE(a->FileSize(path, Deadline::InSeconds(1))
-                  .status()
-                  .Is(ErrorKind::kNotFound));
-  EXPECT_EQ(
-      a->FileSize("~/.cache/clustercheck/agent-old", Deadline::InSeconds(1))
-          .value(),
-      5);
+  EXPECT_TRUE(a->FileSize(path, Deadline::InSeconds(1)).status().Is(ErrorKind::kNotFound));
+  EXPECT_EQ(a->FileSize("~/.cache/clustercheck/agent-old", Deadline::InSeconds(1)).value(), 5);
   ASSERT_TRUE(a->Upload("binary", path, 0700, Deadline::InSeconds(1)).ok());
   EXPECT_EQ(a->FileSize(path, Deadline::InSeconds(1)).value(), 6);
   EXPECT_EQ(t.Files("a").at(path), "binary");
   EXPECT_EQ(t.UploadCount("a"), 1);
   // Another node has its own disk.
-  EXPECT_TRUE(b->FileSize(path, Deadline::InSeconds(1))
-                  .status()
-                  .Is(ErrorKind::kNotFound));
+  EXPECT_TRUE(b->FileSize(path, Deadline::InSeconds(1)).status().Is(ErrorKind::kNotFound));
   EXPECT_EQ(t.UploadCount("b"), 0);
 
   auto broken = ConnectOrDie(t, "broken");
   ASSERT_TRUE(broken);
-  EXPECT_TRUE(broken->Upload("x", path, 0700, Deadline::InSeconds(1))
-                  .Is(ErrorKind::kIo));
+  EXPECT_TRUE(broken->Upload("x", path, 0700, Deadline::InSeconds(1)).Is(ErrorKind::kIo));
   EXPECT_TRUE(t.Files("broken").empty());
 }
 

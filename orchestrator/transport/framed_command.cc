@@ -20,12 +20,11 @@ std::string StderrTail(RemoteProcess& p) {
 
 }  // namespace
 
-Result<FramedRun> RunFramed(Connection& c, const std::string& script,
-                            Deadline deadline, std::string_view input) {
+Result<FramedRun> RunFramed(Connection& c, const std::string& script, Deadline deadline,
+                            std::string_view input) {
   ShellFrame frame = NewShellFrame();
   Clock::time_point start = Clock::now();
-  auto started =
-      c.Start(CommandLine{{"sh", "-c", FrameScript(frame, script)}, {}}, deadline);
+  auto started = c.Start(CommandLine{{"sh", "-c", FrameScript(frame, script)}, {}}, deadline);
   if (!started.ok()) return started.status();
   RemoteProcess& p = **started;
   if (!input.empty()) {
@@ -60,13 +59,12 @@ Result<FramedRun> RunFramed(Connection& c, const std::string& script,
     return code.status().WithContext("sh");
   }
   FramedOutput parsed = ParseFramedOutput(frame, raw);
-  std::string noise = parsed.noise.empty()
-                          ? ""
-                          : " (the shell printed: " + QuoteShellText(parsed.noise) + ")";
+  std::string noise =
+      parsed.noise.empty() ? "" : " (the shell printed: " + QuoteShellText(parsed.noise) + ")";
   if (*code != 0) {
     std::string err = StderrTail(p);
-    return Status::Io("sh exited with " + std::to_string(*code) +
-                      (err.empty() ? "" : ": " + err) + noise);
+    return Status::Io("sh exited with " + std::to_string(*code) + (err.empty() ? "" : ": " + err) +
+                      noise);
   }
   if (!parsed.complete) {
     return Status::Protocol("sh exited 0 but its output ended before the end marker" + noise);

@@ -27,7 +27,7 @@ struct FramedRun {
 // Errors: Start's; kTimeout at the deadline (the process is killed); kIo for
 // a non-zero exit (naming the code, with stderr's tail); kProtocol when it
 // exited 0 but the end marker never came.
-Result<FramedRun> RunFramed(Connection& c, const std::string& script,
-                            Deadline deadline, std::string_view input = {});
+Result<FramedRun> RunFramed(Connection& c, const std::string& script, Deadline deadline,
+                            std::string_view input = {});
 
 }  // namespace cc

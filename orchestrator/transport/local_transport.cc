@@ -39,9 +39,7 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
-int ClampMs(long long ms) {
-  return static_cast<int>(std::min<long long>(ms, 1 << 30));
-}
+int ClampMs(long long ms) { return static_cast<int>(std::min<long long>(ms, 1 << 30)); }
 
 std::string HomeDir() {
   if (const char* h = std::getenv("HOME"); h && *h) return h;
@@ -127,8 +125,8 @@ class LocalProcess : public RemoteProcess {
         return line;
       }
       if (out_buf_.size() >= kMaxLine) {
-        return Status::Protocol(name_ + ": stdout line longer than " +
-                                std::to_string(kMaxLine) + " bytes");
+        return Status::Protocol(name_ + ": stdout line longer than " + std::to_string(kMaxLine) +
+                                " bytes");
       }
       if (out_ < 0) {
         if (out_buf_.empty()) return Status::Eof(name_ + ": stdout closed");
@@ -272,8 +270,7 @@ class LocalProcess : public RemoteProcess {
 
 // Finds `prog` like execvp, but in the parent and with the child's PATH,
 // so that the child only calls async-signal-safe functions after fork.
-Result<std::string> ResolveProgram(const std::string& prog,
-                                   const std::string& path_var) {
+Result<std::string> ResolveProgram(const std::string& prog, const std::string& path_var) {
   if (prog.find('/') != std::string::npos) return prog;
   size_t start = 0;
   for (;;) {
@@ -281,8 +278,7 @@ Result<std::string> ResolveProgram(const std::string& prog,
     std::string dir = path_var.substr(start, end - start);
     std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
     struct stat st;
-    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        access(cand.c_str(), X_OK) == 0) {
+    if (stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(cand.c_str(), X_OK) == 0) {
       return cand;
     }
     if (end == std::string::npos) break;
@@ -292,8 +288,7 @@ Result<std::string> ResolveProgram(const std::string& prog,
 }
 
 // The parent's environment with `extra` put over it, as "K=V" strings.
-std::vector<std::string> ChildEnvironment(
-    const std::map<std::string, std::string>& extra) {
+std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& extra) {
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     std::string kv = *e;
@@ -311,8 +306,8 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
 }
 
 // In the forked child: only async-signal-safe calls from here to exec.
-[[noreturn]] void ExecChild(int child_fds[3], int exec_err, const char* file,
-                            char* const argv[], char* const envp[]) {
+[[noreturn]] void ExecChild(int child_fds[3], int exec_err, const char* file, char* const argv[],
+                            char* const envp[]) {
   setpgid(0, 0);
   // Ignored signals and the signal mask survive exec; the controller's
   // (SIGPIPE ignored, SIGINT blocked for its loop) must not.
@@ -353,17 +348,16 @@ std::string ExpandHome(const std::string& path) {
   return path;
 }
 
-Result<std::unique_ptr<RemoteProcess>> LocalConnection::Start(
-    const CommandLine& cmd, Deadline deadline) {
+Result<std::unique_ptr<RemoteProcess>> LocalConnection::Start(const CommandLine& cmd,
+                                                              Deadline deadline) {
   if (cmd.argv.empty()) return Status::BadArgument("empty command line");
   std::vector<std::string> args;
   for (const auto& a : cmd.argv) args.push_back(ExpandHome(a));
   auto path_it = cmd.env.find("PATH");
   const char* parent_path = std::getenv("PATH");
-  auto file = ResolveProgram(
-      args[0], path_it != cmd.env.end()
-                   ? path_it->second
-                   : (parent_path ? parent_path : "/usr/bin:/bin"));
+  auto file = ResolveProgram(args[0], path_it != cmd.env.end()
+                                          ? path_it->second
+                                          : (parent_path ? parent_path : "/usr/bin:/bin"));
   if (!file.ok()) return file.status();
   std::vector<std::string> env = ChildEnvironment(cmd.env);
   std::vector<char*> argv = CStrings(args);
@@ -389,8 +383,7 @@ Result<std::unique_ptr<RemoteProcess>> LocalConnection::Start(
   CloseFd(exec_err[1]);
   if (pid < 0) {
     for (int* p : {in, out, err, exec_err}) ClosePipe(p);
-    return Status::Io("cannot fork for " + args[0] + ": " +
-                      ErrnoText(fork_errno));
+    return Status::Io("cannot fork for " + args[0] + ": " + ErrnoText(fork_errno));
   }
   // Both sides set the group, so that it is set whichever runs first.
   setpgid(pid, pid);
@@ -410,8 +403,7 @@ Result<std::unique_ptr<RemoteProcess>> LocalConnection::Start(
   for (int fd : {in[1], out[0], err[0]}) {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   }
-  return std::unique_ptr<RemoteProcess>(
-      new LocalProcess(pid, in[1], out[0], err[0], args[0]));
+  return std::unique_ptr<RemoteProcess>(new LocalProcess(pid, in[1], out[0], err[0], args[0]));
 }
 
 namespace {
@@ -423,8 +415,7 @@ Status MakeDirs(const std::string& dir, mode_t mode) {
     pos = dir.find('/', pos);
     std::string prefix = dir.substr(0, pos);
     if (mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) {
-      return Status::Io("cannot create directory " + prefix + ": " +
-                        ErrnoText(errno));
+      return Status::Io("cannot create directory " + prefix + ": " + ErrnoText(errno));
     }
     if (pos == std::string::npos) break;
   }
@@ -448,8 +439,7 @@ Status WriteAll(int fd, const std::string& content) {
 
 }  // namespace
 
-Status LocalConnection::Upload(const std::string& content,
-                               const std::string& remote_path, int mode,
+Status LocalConnection::Upload(const std::string& content, const std::string& remote_path, int mode,
                                Deadline deadline) {
   std::string path = ExpandHome(remote_path);
   size_t slash = path.rfind('/');
@@ -458,11 +448,9 @@ Status LocalConnection::Upload(const std::string& content,
   Status s = MakeDirs(dir, 0700);
   if (!s.ok()) return s;
   static std::atomic<unsigned> counter{0};
-  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." +
-                    std::to_string(counter++);
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return Status::Io("cannot create " + tmp + ": " + ErrnoText(errno));
+  if (fd < 0) return Status::Io("cannot create " + tmp + ": " + ErrnoText(errno));
   s = WriteAll(fd, content);
   // fchmod: the mode must not depend on the umask. fsync before rename, so
   // that a crash never leaves a complete name with partial content.
@@ -481,8 +469,7 @@ Status LocalConnection::Upload(const std::string& content,
   return Status::Ok();
 }
 
-Result<long long> LocalConnection::FileSize(const std::string& remote_path,
-                                            Deadline deadline) {
+Result<long long> LocalConnection::FileSize(const std::string& remote_path, Deadline deadline) {
   std::string path = ExpandHome(remote_path);
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
@@ -496,8 +483,7 @@ Result<long long> LocalConnection::FileSize(const std::string& remote_path,
   return static_cast<long long>(st.st_size);
 }
 
-Result<std::unique_ptr<Connection>> LocalTransport::Connect(const Node& node,
-                                                            Deadline deadline) {
+Result<std::unique_ptr<Connection>> LocalTransport::Connect(const Node& node, Deadline deadline) {
   return std::unique_ptr<Connection>(new LocalConnection());
 }
 

@@ -25,12 +25,10 @@ class LocalConnection : public Connection {
   // executed or pipes cannot be made, kBadArgument for an empty argv.
   // Arguments that start with "~/" are expanded to $HOME, as a remote shell
   // would do for the same command over ssh.
-  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
-                                               Deadline deadline) override;
-  Status Upload(const std::string& content, const std::string& remote_path,
-                int mode, Deadline deadline) override;
-  Result<long long> FileSize(const std::string& remote_path,
-                             Deadline deadline) override;
+  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override;
+  Status Upload(const std::string& content, const std::string& remote_path, int mode,
+                Deadline deadline) override;
+  Result<long long> FileSize(const std::string& remote_path, Deadline deadline) override;
   std::string Describe() const override { return "local"; }
 };
 
@@ -38,8 +36,7 @@ class LocalTransport : public Transport {
  public:
   std::string name() const override { return "local"; }
   // Never fails: this host is always reachable.
-  Result<std::unique_ptr<Connection>> Connect(const Node& node,
-                                              Deadline deadline) override;
+  Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
 };
 
 // "~/x" -> "$HOME/x"; anything else unchanged.

@@ -32,8 +32,8 @@ bool ProcessGone(pid_t pid) {
   std::string stat;
   if (!f || !std::getline(f, stat)) return true;
   size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() ||
-         stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' ||
+         stat[paren + 2] == 'X';
 }
 
 bool GoneWithin(pid_t pid, Millis limit) {
@@ -102,12 +102,10 @@ TEST(LocalTransport, DeadlineStopsWaitingForHungCommandAndKillReapsIt) {
   auto t0 = Clock::now();
   auto line = p->ReadLine(Deadline::In(Millis(300)));
   auto waited = duration_cast<Millis>(Clock::now() - t0).count();
-  EXPECT_TRUE(line.status().Is(ErrorKind::kTimeout))
-      << line.status().ToString();
+  EXPECT_TRUE(line.status().Is(ErrorKind::kTimeout)) << line.status().ToString();
   EXPECT_GE(waited, 290);
   EXPECT_LT(waited, 1500);
-  EXPECT_TRUE(
-      p->Wait(Deadline::In(Millis(100))).status().Is(ErrorKind::kTimeout));
+  EXPECT_TRUE(p->Wait(Deadline::In(Millis(100))).status().Is(ErrorKind::kTimeout));
   EXPECT_FALSE(ProcessGone(pid));
   p->Kill();
   EXPECT_TRUE(ProcessGone(pid));  // reaped by Kill itself, not by init
@@ -167,8 +165,7 @@ TEST(LocalTransport, ClosedStdoutIsEofWhileProcessRuns) {
   auto t0 = Clock::now();
   EXPECT_TRUE(p->ReadLine(Deadline::InSeconds(5)).status().Is(ErrorKind::kEof));
   EXPECT_LT(duration_cast<Millis>(Clock::now() - t0).count(), 2000);
-  EXPECT_TRUE(
-      p->Wait(Deadline::In(Millis(100))).status().Is(ErrorKind::kTimeout));
+  EXPECT_TRUE(p->Wait(Deadline::In(Millis(100))).status().Is(ErrorKind::kTimeout));
   p->Kill();
 }
 
@@ -184,9 +181,8 @@ TEST(LocalTransport, FinalUnterminatedLineComesBeforeEof) {
 TEST(LocalTransport, LargeStderrDoesNotDeadlockAndKeepsTheTail) {
   LocalConnection c;
   // 1 MB on stderr before the first stdout line: far beyond a pipe buffer.
-  auto p = StartOrDie(
-      c, Sh("head -c 1000000 /dev/zero | tr '\\0' e >&2; echo END >&2; "
-            "echo done"));
+  auto p = StartOrDie(c, Sh("head -c 1000000 /dev/zero | tr '\\0' e >&2; echo END >&2; "
+                            "echo done"));
   ASSERT_TRUE(p);
   auto line = p->ReadLine(Deadline::InSeconds(10));
   ASSERT_TRUE(line.ok()) << line.status().ToString();
@@ -222,8 +218,7 @@ TEST(LocalTransport, WritingToAProcessThatClosedStdinIsEof) {
 
 TEST(LocalTransport, RunToCompletionReportsNonZeroExitWithStderr) {
   LocalConnection c;
-  auto out = RunToCompletion(c, Sh("echo out; echo oops >&2; exit 3"),
-                             Deadline::InSeconds(5));
+  auto out = RunToCompletion(c, Sh("echo out; echo oops >&2; exit 3"), Deadline::InSeconds(5));
   ASSERT_FALSE(out.ok());
   EXPECT_TRUE(out.status().Is(ErrorKind::kIo));
   EXPECT_NE(out.status().message().find("exited with 3"), std::string::npos)
@@ -311,8 +306,7 @@ TEST_F(LocalUploadTest, CreatesParentsWith0700AndSetsMode) {
 
 TEST_F(LocalUploadTest, ReplacesByRenameSoOpenReadersKeepOldContent) {
   std::string path = dir_ + "/f";
-  ASSERT_TRUE(
-      c_.Upload("old content", path, 0600, Deadline::InSeconds(5)).ok());
+  ASSERT_TRUE(c_.Upload("old content", path, 0600, Deadline::InSeconds(5)).ok());
   int fd = open(path.c_str(), O_RDONLY);
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(c_.Upload("new", path, 0600, Deadline::InSeconds(5)).ok());
@@ -325,22 +319,16 @@ TEST_F(LocalUploadTest, ReplacesByRenameSoOpenReadersKeepOldContent) {
 }
 
 TEST_F(LocalUploadTest, FileSizeOfMissingOrNonRegularIsNotFound) {
-  EXPECT_TRUE(c_.FileSize(dir_ + "/missing", Deadline::InSeconds(1))
-                  .status()
-                  .Is(ErrorKind::kNotFound));
-  EXPECT_TRUE(c_.FileSize(dir_, Deadline::InSeconds(1))
-                  .status()
-                  .Is(ErrorKind::kNotFound));
+  EXPECT_TRUE(
+      c_.FileSize(dir_ + "/missing", Deadline::InSeconds(1)).status().Is(ErrorKind::kNotFound));
+  EXPECT_TRUE(c_.FileSize(dir_, Deadline::InSeconds(1)).status().Is(ErrorKind::kNotFound));
 }
 
 TEST_F(LocalUploadTest, UploadUnderAFileFailsNamingThePath) {
-  ASSERT_TRUE(
-      c_.Upload("x", dir_ + "/plain", 0600, Deadline::InSeconds(5)).ok());
-  Status s =
-      c_.Upload("y", dir_ + "/plain/sub/f", 0600, Deadline::InSeconds(5));
+  ASSERT_TRUE(c_.Upload("x", dir_ + "/plain", 0600, Deadline::InSeconds(5)).ok());
+  Status s = c_.Upload("y", dir_ + "/plain/sub/f", 0600, Deadline::InSeconds(5));
   EXPECT_TRUE(s.Is(ErrorKind::kIo));
-  EXPECT_NE(s.message().find(dir_ + "/plain"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find(dir_ + "/plain"), std::string::npos) << s.message();
 }
 
 TEST_F(LocalUploadTest, TildeMeansHome) {
@@ -348,10 +336,9 @@ TEST_F(LocalUploadTest, TildeMeansHome) {
   setenv("HOME", dir_.c_str(), 1);
   EXPECT_EQ(ExpandHome("~/x/y"), dir_ + "/x/y");
   EXPECT_EQ(ExpandHome("/abs/~/x"), "/abs/~/x");
-  Status s = c_.Upload("#!/bin/sh\necho from-home\n", "~/.cache/cc/tool", 0700,
-                       Deadline::InSeconds(5));
-  auto out =
-      RunToCompletion(c_, {{"~/.cache/cc/tool"}, {}}, Deadline::InSeconds(5));
+  Status s =
+      c_.Upload("#!/bin/sh\necho from-home\n", "~/.cache/cc/tool", 0700, Deadline::InSeconds(5));
+  auto out = RunToCompletion(c_, {{"~/.cache/cc/tool"}, {}}, Deadline::InSeconds(5));
   setenv("HOME", old_home.c_str(), 1);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ASSERT_TRUE(out.ok()) << out.status().ToString();

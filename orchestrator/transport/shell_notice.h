@@ -15,7 +15,6 @@ namespace cc {
 // The connect/shell warn for `node`, quoting `text` (what the shell printed;
 // REQUIRES: not empty). `startup_s`: the measured shell startup, for the
 // evidence.
-NodeResult ShellNotice(const std::string& node, const std::string& text,
-                       double startup_s);
+NodeResult ShellNotice(const std::string& node, const std::string& text, double startup_s);
 
 }  // namespace cc

@@ -13,8 +13,7 @@ TEST(ShellNotice, QuotesTheTextAndNamesTheFix) {
   EXPECT_EQ(r.outcome, Outcome::kWarn);
   EXPECT_NE(r.message.find("\"Welcome to Example HPC | You have mail.\""), std::string::npos)
       << r.message;
-  EXPECT_NE(r.message.find("guard output in ~/.bashrc with [[ $- == *i* ]]"),
-            std::string::npos)
+  EXPECT_NE(r.message.find("guard output in ~/.bashrc with [[ $- == *i* ]]"), std::string::npos)
       << r.message;
   EXPECT_EQ(r.evidence["text"], "Welcome to Example HPC\nYou have mail.\n");
   EXPECT_DOUBLE_EQ(r.evidence["shell_startup_s"].get<double>(), 0.25);

@@ -9,8 +9,8 @@
 
 namespace cc {
 
-std::string ShellUploadScript(const std::string& remote_path, int mode,
-                              long long size, const std::string& sha256_hex) {
+std::string ShellUploadScript(const std::string& remote_path, int mode, long long size,
+                              const std::string& sha256_hex) {
   char octal[16];
   std::snprintf(octal, sizeof octal, "%o", static_cast<unsigned>(mode));
   // umask 077: the parents mkdir -p makes are 0700, like the SFTP path's.
@@ -20,26 +20,26 @@ std::string ShellUploadScript(const std::string& remote_path, int mode,
          "; mkdir -p -- \"$(dirname -- \"$p\")\"; t=\"$p.tmp-sh-$$\"; "
          "trap 'rm -f -- \"$t\"' EXIT; cat >\"$t\"; "
          "n=$(wc -c <\"$t\" | tr -d ' '); "
-         "if [ \"$n\" != " + n + " ]; then echo \"received $n bytes of " + n +
+         "if [ \"$n\" != " +
+         n + " ]; then echo \"received $n bytes of " + n +
          "\" >&2; exit 1; fi; "
          "if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum <\"$t\"); "
-         "s=${s%% *}; if [ \"$s\" != " + sha256_hex +
-         " ]; then echo \"received sha256 $s, sent " + sha256_hex +
+         "s=${s%% *}; if [ \"$s\" != " +
+         sha256_hex + " ]; then echo \"received sha256 $s, sent " + sha256_hex +
          "\" >&2; exit 1; fi; fi; "
-         "chmod " + octal + " \"$t\"; mv -f -- \"$t\" \"$p\"; echo stored";
+         "chmod " +
+         octal + " \"$t\"; mv -f -- \"$t\" \"$p\"; echo stored";
 }
 
-Status UploadThroughShell(Connection& c, const std::string& content,
-                          const std::string& remote_path, int mode,
-                          Deadline deadline) {
-  std::string script =
-      ShellUploadScript(remote_path, mode, static_cast<long long>(content.size()),
-                        Sha256Hex(content));
+Status UploadThroughShell(Connection& c, const std::string& content, const std::string& remote_path,
+                          int mode, Deadline deadline) {
+  std::string script = ShellUploadScript(remote_path, mode, static_cast<long long>(content.size()),
+                                         Sha256Hex(content));
   auto run = RunFramed(c, script, deadline, content);
   if (!run.ok()) return run.status().WithContext("upload through sh");
   if (run->output != "stored\n") {
-    return Status::Protocol("upload through sh: the script did not confirm (said \"" +
-                            run->output + "\")");
+    return Status::Protocol("upload through sh: the script did not confirm (said \"" + run->output +
+                            "\")");
   }
   return Status::Ok();
 }

@@ -19,15 +19,14 @@ namespace cc {
 // size and SHA-256 checked (size only where sha256sum is missing), then
 // `mv -f` (rename(2)). Prints "stored" on success; on a mismatch it removes
 // the temporary file and exits 1 with what it got on stderr.
-std::string ShellUploadScript(const std::string& remote_path, int mode,
-                              long long size, const std::string& sha256_hex);
+std::string ShellUploadScript(const std::string& remote_path, int mode, long long size,
+                              const std::string& sha256_hex);
 
 // Connection::Upload over `c.Start` with the script above.
 // Errors: RunFramed's (kIo with the script's complaint, kTimeout); kProtocol
 // when the script did not confirm.
-Status UploadThroughShell(Connection& c, const std::string& content,
-                          const std::string& remote_path, int mode,
-                          Deadline deadline);
+Status UploadThroughShell(Connection& c, const std::string& content, const std::string& remote_path,
+                          int mode, Deadline deadline);
 
 // Connection::FileSize over a command channel: the size of the regular
 // file at `remote_path`, kNotFound when there is none.

@@ -44,7 +44,7 @@ TEST_F(ShellUploadTest, StoresExactBytesWithModeAndMakesPrivateParents) {
   Status s = UploadThroughShell(conn_, content, path, 0755, Deadline::InSeconds(20));
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(ReadFile(path) == content);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   ASSERT_EQ(stat((dir_ + "/a b").c_str(), &st), 0);
@@ -71,8 +71,8 @@ TEST_F(ShellUploadTest, AGarbledTransferNeverTakesTheName) {
   std::string sent = "the agent";
   // The script expects the checksum of other bytes: as if the stream had
   // been garbled on the way.
-  std::string script = ShellUploadScript(path, 0755, static_cast<long long>(sent.size()),
-                                         Sha256Hex("the agenT"));
+  std::string script =
+      ShellUploadScript(path, 0755, static_cast<long long>(sent.size()), Sha256Hex("the agenT"));
   auto run = RunFramed(conn_, script, Deadline::InSeconds(20), sent);
   ASSERT_FALSE(run.ok());
   EXPECT_TRUE(run.status().Is(ErrorKind::kIo)) << run.status().ToString();

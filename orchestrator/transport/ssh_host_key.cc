@@ -14,10 +14,9 @@ std::string RemoveHint(const HostKeyFacts& f) {
 }
 
 Status Changed(const HostKeyFacts& f, const std::string& what_is_known) {
-  return Status::HostKeyMismatch(
-      "host key for " + f.host + " changed: server offers " + Offered(f) +
-      ", " + f.known_hosts + " has " + what_is_known +
-      " — possible MITM or a reinstalled node" + RemoveHint(f));
+  return Status::HostKeyMismatch("host key for " + f.host + " changed: server offers " +
+                                 Offered(f) + ", " + f.known_hosts + " has " + what_is_known +
+                                 " — possible MITM or a reinstalled node" + RemoveHint(f));
 }
 
 // "ssh-keyscan -H -p 2222 10.0.0.7 >> F" for "[10.0.0.7]:2222": the line
@@ -51,17 +50,15 @@ Result<HostKeyPolicy> ParseHostKeyPolicy(const std::string& text) {
                               "\" is not one of strict, accept-new, off");
 }
 
-HostKeyVerdict JudgeHostKey(HostKeyPolicy policy, KnownHostState state,
-                            const HostKeyFacts& facts) {
+HostKeyVerdict JudgeHostKey(HostKeyPolicy policy, KnownHostState state, const HostKeyFacts& facts) {
   using Action = HostKeyVerdict::Action;
   HostKeyVerdict v;
   if (policy == HostKeyPolicy::kOff) {
     v.action = Action::kAccept;
     v.warning = "host key checking is off for " + facts.node;
-    if (state == KnownHostState::kChanged ||
-        state == KnownHostState::kOtherType) {
-      v.warning += " (and its key " + facts.fingerprint + " differs from " +
-                   facts.known_hosts + ")";
+    if (state == KnownHostState::kChanged || state == KnownHostState::kOtherType) {
+      v.warning +=
+          " (and its key " + facts.fingerprint + " differs from " + facts.known_hosts + ")";
     }
     return v;
   }
@@ -86,8 +83,8 @@ HostKeyVerdict JudgeHostKey(HostKeyPolicy policy, KnownHostState state,
     case KnownHostState::kError:
       break;
   }
-  v.error = Status::Io("cannot check the host key of " + facts.host +
-                       " against " + facts.known_hosts + ": " + facts.detail);
+  v.error = Status::Io("cannot check the host key of " + facts.host + " against " +
+                       facts.known_hosts + ": " + facts.detail);
   return v;
 }
 

@@ -44,8 +44,7 @@ struct HostKeyVerdict {
   std::string warning;  // for the report, when accepted under "off"
 };
 
-HostKeyVerdict JudgeHostKey(HostKeyPolicy policy, KnownHostState state,
-                            const HostKeyFacts& facts);
+HostKeyVerdict JudgeHostKey(HostKeyPolicy policy, KnownHostState state, const HostKeyFacts& facts);
 
 // "host" for port 22, "[host]:port" otherwise (OpenSSH's known_hosts form).
 std::string KnownHostsName(const std::string& host, unsigned port);

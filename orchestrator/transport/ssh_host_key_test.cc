@@ -28,30 +28,25 @@ TEST(SshHostKey, PolicyNamesParseAndOthersAreBadInventory) {
 }
 
 TEST(SshHostKey, StrictAcceptsOnlyAKnownKey) {
-  EXPECT_EQ(
-      JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kOk, Facts()).action,
-      Action::kAccept);
-  for (KnownHostState s :
-       {KnownHostState::kUnknown, KnownHostState::kFileMissing,
-        KnownHostState::kChanged, KnownHostState::kOtherType}) {
+  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kOk, Facts()).action,
+            Action::kAccept);
+  for (KnownHostState s : {KnownHostState::kUnknown, KnownHostState::kFileMissing,
+                           KnownHostState::kChanged, KnownHostState::kOtherType}) {
     HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kStrict, s, Facts());
     EXPECT_EQ(v.action, Action::kReject);
     EXPECT_TRUE(v.error.Is(ErrorKind::kHostKeyMismatch));
-    EXPECT_NE(v.error.message().find("SHA256:abc"), std::string::npos)
-        << v.error.message();
+    EXPECT_NE(v.error.message().find("SHA256:abc"), std::string::npos) << v.error.message();
     EXPECT_NE(v.error.message().find("[10.42.0.3]:2222"), std::string::npos);
   }
 }
 
 TEST(SshHostKey, UnknownKeyMessageNamesTheFileAndTheWayOut) {
-  HostKeyVerdict v =
-      JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kUnknown, Facts());
-  EXPECT_NE(v.error.message().find("is not in /home/op/.ssh/known_hosts"),
-            std::string::npos);
+  HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kUnknown, Facts());
+  EXPECT_NE(v.error.message().find("is not in /home/op/.ssh/known_hosts"), std::string::npos);
   EXPECT_NE(v.error.message().find("accept-new"), std::string::npos);
-  EXPECT_NE(v.error.message().find(
-                "run: ssh-keyscan -H -p 2222 10.42.0.3 >> /home/op/.ssh/known_hosts "),
-            std::string::npos)
+  EXPECT_NE(
+      v.error.message().find("run: ssh-keyscan -H -p 2222 10.42.0.3 >> /home/op/.ssh/known_hosts "),
+      std::string::npos)
       << v.error.message();
   HostKeyFacts port22 = Facts();
   port22.host = "gpu001";
@@ -62,8 +57,7 @@ TEST(SshHostKey, UnknownKeyMessageNamesTheFileAndTheWayOut) {
 }
 
 TEST(SshHostKey, ChangedKeyMessageWarnsOfMitmAndHowToRemoveTheOldKey) {
-  HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kAcceptNew,
-                                  KnownHostState::kChanged, Facts());
+  HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kChanged, Facts());
   ASSERT_EQ(v.action, Action::kReject);
   const std::string& m = v.error.message();
   EXPECT_NE(m.find("changed"), std::string::npos) << m;
@@ -72,39 +66,29 @@ TEST(SshHostKey, ChangedKeyMessageWarnsOfMitmAndHowToRemoveTheOldKey) {
 }
 
 TEST(SshHostKey, AcceptNewLearnsUnknownKeysButRejectsChangedOnes) {
-  EXPECT_EQ(
-      JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kUnknown, Facts())
-          .action,
-      Action::kLearn);
-  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew,
-                         KnownHostState::kFileMissing, Facts())
-                .action,
+  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kUnknown, Facts()).action,
             Action::kLearn);
-  EXPECT_EQ(
-      JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kOk, Facts())
-          .action,
-      Action::kAccept);
-  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kOtherType,
-                         Facts())
-                .action,
+  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kFileMissing, Facts()).action,
+            Action::kLearn);
+  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kOk, Facts()).action,
+            Action::kAccept);
+  EXPECT_EQ(JudgeHostKey(HostKeyPolicy::kAcceptNew, KnownHostState::kOtherType, Facts()).action,
             Action::kReject);
 }
 
 TEST(SshHostKey, OffAcceptsEverythingWithAWarningNamingTheNode) {
-  for (KnownHostState s : {KnownHostState::kOk, KnownHostState::kUnknown,
-                           KnownHostState::kChanged, KnownHostState::kError}) {
+  for (KnownHostState s : {KnownHostState::kOk, KnownHostState::kUnknown, KnownHostState::kChanged,
+                           KnownHostState::kError}) {
     HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kOff, s, Facts());
     EXPECT_EQ(v.action, Action::kAccept);
-    EXPECT_EQ(v.warning.rfind("host key checking is off for gpu003", 0), 0u)
-        << v.warning;
+    EXPECT_EQ(v.warning.rfind("host key checking is off for gpu003", 0), 0u) << v.warning;
   }
 }
 
 TEST(SshHostKey, UnreadableKnownHostsIsAnIoErrorUnlessCheckingIsOff) {
   HostKeyFacts f = Facts();
   f.detail = "permission denied";
-  HostKeyVerdict v =
-      JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kError, f);
+  HostKeyVerdict v = JudgeHostKey(HostKeyPolicy::kStrict, KnownHostState::kError, f);
   EXPECT_EQ(v.action, Action::kReject);
   EXPECT_TRUE(v.error.Is(ErrorKind::kIo));
   EXPECT_NE(v.error.message().find("permission denied"), std::string::npos);

@@ -11,11 +11,11 @@
 namespace cc {
 
 struct IdentitySources {
-  bool inventory_identity = false;  // some node has ssh.identity set
-  bool agent_socket = false;        // SSH_AUTH_SOCK names an existing socket
+  bool inventory_identity = false;        // some node has ssh.identity set
+  bool agent_socket = false;              // SSH_AUTH_SOCK names an existing socket
   std::vector<std::string> default_keys;  // ~/.ssh/id_* private keys present
-  bool config_identity_file = false;  // the ssh config has an IdentityFile line
-  std::string ssh_dir;  // "~/.ssh" as this user sees it, for the message
+  bool config_identity_file = false;      // the ssh config has an IdentityFile line
+  std::string ssh_dir;                    // "~/.ssh" as this user sees it, for the message
 };
 
 // "" when ssh has something to offer; otherwise the one-line cause and fix.

@@ -28,8 +28,7 @@ TEST(SshIdentityCheck, AnyOneSourceIsEnough) {
   inventory.inventory_identity = true;
   IdentitySources config;
   config.config_identity_file = true;
-  for (const auto& s : {agent, key, inventory, config})
-    EXPECT_EQ(NoIdentityProblem(s), "");
+  for (const auto& s : {agent, key, inventory, config}) EXPECT_EQ(NoIdentityProblem(s), "");
 }
 
 }  // namespace

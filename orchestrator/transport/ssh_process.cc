@@ -38,38 +38,32 @@ int ExitCodeForSignal(const std::string& name) {
   return 128;
 }
 
-Result<std::unique_ptr<RemoteProcess>> SshProcess::Start(
-    std::shared_ptr<SshSession> session, const std::string& command,
-    const std::string& where, Deadline deadline) {
+Result<std::unique_ptr<RemoteProcess>> SshProcess::Start(std::shared_ptr<SshSession> session,
+                                                         const std::string& command,
+                                                         const std::string& where,
+                                                         Deadline deadline) {
   if (session->broken()) {
-    return Status::Unreachable(where +
-                               ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where + ": connection was cut at an earlier deadline");
   }
   BlockingCall bounded(*session, deadline);
   ssh_channel channel = ssh_channel_new(session->get());
-  if (channel == nullptr)
-    return Status::Internal(where + ": ssh_channel_new failed");
+  if (channel == nullptr) return Status::Internal(where + ": ssh_channel_new failed");
   // From here the process owns the channel (its destructor frees it).
   std::unique_ptr<SshProcess> p(new SshProcess(session, channel, where));
   if (ssh_channel_open_session(channel) != SSH_OK) {
     if (deadline.Passed())
-      return Status::Timeout(where +
-                             ": opening a channel: no answer by the deadline");
+      return Status::Timeout(where + ": opening a channel: no answer by the deadline");
     return Status::Io(where + ": cannot open a channel: " + session->Error());
   }
   if (ssh_channel_request_exec(channel, command.c_str()) != SSH_OK) {
-    if (deadline.Passed())
-      return Status::Timeout(where + ": exec: no answer by the deadline");
+    if (deadline.Passed()) return Status::Timeout(where + ": exec: no answer by the deadline");
     return Status::Io(where + ": exec refused: " + session->Error());
   }
   return std::unique_ptr<RemoteProcess>(std::move(p));
 }
 
-SshProcess::SshProcess(std::shared_ptr<SshSession> session, ssh_channel channel,
-                       std::string where)
-    : session_(std::move(session)),
-      channel_(channel),
-      where_(std::move(where)) {
+SshProcess::SshProcess(std::shared_ptr<SshSession> session, ssh_channel channel, std::string where)
+    : session_(std::move(session)), channel_(channel), where_(std::move(where)) {
   callbacks_.userdata = this;
   callbacks_.channel_exit_status_function = &SshProcess::OnExitStatus;
   callbacks_.channel_exit_signal_function = &SshProcess::OnExitSignal;
@@ -86,15 +80,13 @@ SshProcess::~SshProcess() {
   ssh_channel_free(channel_);
 }
 
-void SshProcess::OnExitStatus(ssh_session, ssh_channel, int status,
-                              void* self) {
+void SshProcess::OnExitStatus(ssh_session, ssh_channel, int status, void* self) {
   static_cast<SshProcess*>(self)->exit_code_ = status;
 }
 
-void SshProcess::OnExitSignal(ssh_session, ssh_channel, const char* signal, int,
-                              const char*, const char*, void* self) {
-  static_cast<SshProcess*>(self)->exit_code_ =
-      ExitCodeForSignal(signal != nullptr ? signal : "");
+void SshProcess::OnExitSignal(ssh_session, ssh_channel, const char* signal, int, const char*,
+                              const char*, void* self) {
+  static_cast<SshProcess*>(self)->exit_code_ = ExitCodeForSignal(signal != nullptr ? signal : "");
 }
 
 void SshProcess::AppendStderr(const char* data, size_t n) {
@@ -103,14 +95,13 @@ void SshProcess::AppendStderr(const char* data, size_t n) {
 }
 
 Status SshProcess::Lost(const std::string& doing) const {
-  return Status::Unreachable(where_ + ": connection lost while " + doing +
-                             ": " + session_->Error());
+  return Status::Unreachable(where_ + ": connection lost while " + doing + ": " +
+                             session_->Error());
 }
 
 Status SshProcess::Pump(bool* progressed) {
   if (session_->broken()) {
-    return Status::Unreachable(where_ +
-                               ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where_ + ": connection was cut at an earlier deadline");
   }
   bool had_exit = exit_code_.has_value();
   char buf[16384];
@@ -119,8 +110,7 @@ Status SshProcess::Pump(bool* progressed) {
     // A caller that does not read lines gets back-pressure, not a heap
     // that grows without end: past kMaxLine the remote waits on its window.
     while (is_stderr || out_.size() < kMaxLine) {
-      int n =
-          ssh_channel_read_nonblocking(channel_, buf, sizeof buf, is_stderr);
+      int n = ssh_channel_read_nonblocking(channel_, buf, sizeof buf, is_stderr);
       if (n > 0) {
         if (is_stderr) {
           AppendStderr(buf, static_cast<size_t>(n));
@@ -187,17 +177,15 @@ Result<std::string> SshProcess::ReadLine(Deadline deadline) {
       return line;
     }
     if (out_.size() >= kMaxLine) {
-      return Status::Protocol(where_ + ": stdout line longer than " +
-                              std::to_string(kMaxLine) + " bytes");
+      return Status::Protocol(where_ + ": stdout line longer than " + std::to_string(kMaxLine) +
+                              " bytes");
     }
     if (out_eof_ || killed_) {
-      if (!out_.empty())
-        return std::exchange(out_, std::string());  // unterminated
+      if (!out_.empty()) return std::exchange(out_, std::string());  // unterminated
       return Status::Eof(where_ + ": stdout closed");
     }
     if (last_try) {
-      return Status::Timeout(where_ +
-                             ": no complete output line by the deadline");
+      return Status::Timeout(where_ + ": no complete output line by the deadline");
     }
     // At the deadline, still take what has already arrived.
     last_try = deadline.Passed();
@@ -220,20 +208,16 @@ Result<int> SshProcess::Wait(Deadline deadline) {
       }
       if (exit_code_) return *exit_code_;
       if (deadline.Passed())
-        return Status::Timeout(where_ +
-                               ": killed, but no exit by the deadline");
-      return Status::Protocol(
-          where_ + ": killed; the channel closed without an exit status");
+        return Status::Timeout(where_ + ": killed, but no exit by the deadline");
+      return Status::Protocol(where_ + ": killed; the channel closed without an exit status");
     }
     if (killed_ || ssh_channel_is_closed(channel_)) {
       // One last look: the status may sit unprocessed on the socket.
       bool progressed = false;
       if (!killed_ && Pump(&progressed).ok() && exit_code_) return *exit_code_;
-      return Status::Protocol(where_ +
-                              ": the channel closed without an exit status");
+      return Status::Protocol(where_ + ": the channel closed without an exit status");
     }
-    if (last_try)
-      return Status::Timeout(where_ + ": still running at the deadline");
+    if (last_try) return Status::Timeout(where_ + ": still running at the deadline");
     last_try = deadline.Passed();
     Status s = WaitForData(deadline);
     if (!s.ok()) return s;
@@ -241,8 +225,7 @@ Result<int> SshProcess::Wait(Deadline deadline) {
 }
 
 Status SshProcess::WriteStdin(std::string_view data, Deadline deadline) {
-  if (killed_ || stdin_closed_)
-    return Status::Eof(where_ + ": stdin is closed");
+  if (killed_ || stdin_closed_) return Status::Eof(where_ + ": stdin is closed");
   size_t off = 0;
   while (off < data.size()) {
     if (session_->broken()) return Lost("writing input");
@@ -251,23 +234,19 @@ Status SshProcess::WriteStdin(std::string_view data, Deadline deadline) {
     uint32_t window = ssh_channel_window_size(channel_);
     if (window == 0) {
       if (deadline.Passed())
-        return Status::Timeout(
-            where_ + ": the process did not read its input by the deadline");
+        return Status::Timeout(where_ + ": the process did not read its input by the deadline");
       Status s = WaitForData(deadline);
       if (!s.ok()) return s;
       continue;
     }
-    size_t n =
-        std::min({static_cast<size_t>(window), data.size() - off, kWriteChunk});
+    size_t n = std::min({static_cast<size_t>(window), data.size() - off, kWriteChunk});
     int rc;
     {
       BlockingCall bounded(*session_, deadline);
-      rc = ssh_channel_write(channel_, data.data() + off,
-                             static_cast<uint32_t>(n));
+      rc = ssh_channel_write(channel_, data.data() + off, static_cast<uint32_t>(n));
     }
     if (rc == SSH_ERROR) {
-      if (deadline.Passed())
-        return Status::Timeout(where_ + ": writing input: deadline passed");
+      if (deadline.Passed()) return Status::Timeout(where_ + ": writing input: deadline passed");
       if (ssh_channel_is_closed(channel_))
         return Status::Eof(where_ + ": the process closed its input");
       return Lost("writing input");

@@ -27,9 +27,9 @@ class SshProcess : public RemoteProcess {
  public:
   // Opens a channel and execs `command` (already shell-quoted) in the remote
   // user's shell. `where` names the node in messages ("ssh root@h:22").
-  static Result<std::unique_ptr<RemoteProcess>> Start(
-      std::shared_ptr<SshSession> session, const std::string& command,
-      const std::string& where, Deadline deadline);
+  static Result<std::unique_ptr<RemoteProcess>> Start(std::shared_ptr<SshSession> session,
+                                                      const std::string& command,
+                                                      const std::string& where, Deadline deadline);
   ~SshProcess() override;
 
   Status WriteStdin(std::string_view data, Deadline deadline) override;
@@ -40,8 +40,7 @@ class SshProcess : public RemoteProcess {
   void Kill() override;
 
  private:
-  SshProcess(std::shared_ptr<SshSession> session, ssh_channel channel,
-             std::string where);
+  SshProcess(std::shared_ptr<SshSession> session, ssh_channel channel, std::string where);
   // Moves what has arrived into out_/err_ without blocking. Sets
   // *progressed when something new came (data, EOF or an exit status).
   Status Pump(bool* progressed);
@@ -52,8 +51,8 @@ class SshProcess : public RemoteProcess {
   void AppendStderr(const char* data, size_t n);
 
   static void OnExitStatus(ssh_session, ssh_channel, int status, void* self);
-  static void OnExitSignal(ssh_session, ssh_channel, const char* signal, int,
-                           const char*, const char*, void* self);
+  static void OnExitSignal(ssh_session, ssh_channel, const char* signal, int, const char*,
+                           const char*, void* self);
 
   std::shared_ptr<SshSession> session_;
   ssh_channel channel_;

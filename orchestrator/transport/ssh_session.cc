@@ -119,9 +119,8 @@ void SshSession::SetTimeout(Deadline deadline) {
   // start (truncating), so a timeout of exactly the time left could end a
   // call just before the deadline, and a caller that then asks
   // deadline.Passed() would take a timeout for another error.
-  long long us = std::chrono::duration_cast<std::chrono::microseconds>(
-                     deadline.at() - Clock::now())
-                     .count();
+  long long us =
+      std::chrono::duration_cast<std::chrono::microseconds>(deadline.at() - Clock::now()).count();
   long long ms = std::max<long long>(1, (std::max<long long>(0, us) + 999) / 1000 + 1);
   long sec = static_cast<long>(ms / 1000);
   long usec = static_cast<long>((ms % 1000) * 1000);
@@ -129,12 +128,10 @@ void SshSession::SetTimeout(Deadline deadline) {
   ssh_options_set(session_, SSH_OPTIONS_TIMEOUT_USEC, &usec);
 }
 
-BlockingCall::BlockingCall(SshSession& session, Deadline deadline)
-    : session_(session) {
+BlockingCall::BlockingCall(SshSession& session, Deadline deadline) : session_(session) {
   session_.SetTimeout(deadline);
   int fd = ssh_get_fd(session_.get());
-  if (fd >= 0)
-    ticket_ = Watchdog::Get().Arm(fd, deadline.at() + kWatchdogGrace);
+  if (fd >= 0) ticket_ = Watchdog::Get().Arm(fd, deadline.at() + kWatchdogGrace);
 }
 
 BlockingCall::~BlockingCall() {

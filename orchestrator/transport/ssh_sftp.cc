@@ -44,8 +44,7 @@ const char* SftpErrorName(int code) {
 std::string RandomSuffix() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx",
-                static_cast<unsigned long long>(rng()));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
   return buf;
 }
 
@@ -64,8 +63,7 @@ std::string SftpPath(const std::string& remote_path) {
 
 std::vector<std::string> ParentDirectories(const std::string& path) {
   std::vector<std::string> out;
-  for (size_t pos = path.find('/', 1); pos != std::string::npos;
-       pos = path.find('/', pos + 1)) {
+  for (size_t pos = path.find('/', 1); pos != std::string::npos; pos = path.find('/', pos + 1)) {
     std::string dir = path.substr(0, pos);
     if (dir.empty() || dir == "." || dir.back() == '/') continue;
     out.push_back(dir);
@@ -83,15 +81,13 @@ SshSftp::~SshSftp() {
 }
 
 Status SshSftp::Fail(const std::string& doing, Deadline deadline) const {
-  if (deadline.Passed())
-    return Status::Timeout(where_ + ": sftp: " + doing + ": deadline passed");
+  if (deadline.Passed()) return Status::Timeout(where_ + ": sftp: " + doing + ": deadline passed");
   if (session_->broken() || !ssh_is_connected(session_->get())) {
     return Status::Unreachable(where_ + ": sftp: " + doing +
                                ": connection lost: " + session_->Error());
   }
   int code = sftp_ != nullptr ? sftp_get_error(sftp_) : SSH_FX_OK;
-  if (code == SSH_FX_OK)
-    return Status::Io(where_ + ": sftp: " + doing + ": " + session_->Error());
+  if (code == SSH_FX_OK) return Status::Io(where_ + ": sftp: " + doing + ": " + session_->Error());
   return Status::Io(where_ + ": sftp: " + doing + ": " + SftpErrorName(code));
 }
 
@@ -106,8 +102,7 @@ Status SshSftp::HandshakeFail(const std::string& doing, Deadline deadline) const
 
 Status SshSftp::Open(Deadline deadline) {
   if (session_->broken()) {
-    return Status::Unreachable(where_ +
-                               ": connection was cut at an earlier deadline");
+    return Status::Unreachable(where_ + ": connection was cut at an earlier deadline");
   }
   if (sftp_ != nullptr) return Status::Ok();
   session_->SetTimeout(deadline);
@@ -116,8 +111,8 @@ Status SshSftp::Open(Deadline deadline) {
   session_->SetTimeout(deadline);
   if (sftp_init(s) != SSH_OK) {
     sftp_free(s);
-    return HandshakeFail(
-        "sftp handshake failed (does the login shell print on startup?)", deadline);
+    return HandshakeFail("sftp handshake failed (does the login shell print on startup?)",
+                         deadline);
   }
   sftp_ = s;
   return Status::Ok();
@@ -128,8 +123,7 @@ Status SshSftp::MakeParents(const std::string& path, Deadline deadline) {
     session_->SetTimeout(deadline);
     Attributes a(sftp_stat(sftp_, dir.c_str()));
     if (a == nullptr) {
-      if (sftp_get_error(sftp_) != SSH_FX_NO_SUCH_FILE)
-        return Fail("stat " + dir, deadline);
+      if (sftp_get_error(sftp_) != SSH_FX_NO_SUCH_FILE) return Fail("stat " + dir, deadline);
       session_->SetTimeout(deadline);
       if (sftp_mkdir(sftp_, dir.c_str(), 0700) == 0) continue;
       // Another uploader may have made it meanwhile (EEXIST).
@@ -144,11 +138,9 @@ Status SshSftp::MakeParents(const std::string& path, Deadline deadline) {
   return Status::Ok();
 }
 
-Status SshSftp::WriteTemp(const std::string& tmp, const std::string& content,
-                          Deadline deadline) {
+Status SshSftp::WriteTemp(const std::string& tmp, const std::string& content, Deadline deadline) {
   session_->SetTimeout(deadline);
-  sftp_file f =
-      sftp_open(sftp_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  sftp_file f = sftp_open(sftp_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (f == nullptr) return Fail("create " + tmp, deadline);
   Status result;
   for (size_t off = 0; off < content.size();) {
@@ -162,13 +154,12 @@ Status SshSftp::WriteTemp(const std::string& tmp, const std::string& content,
     off += static_cast<size_t>(w);
   }
   session_->SetTimeout(deadline);
-  if (sftp_close(f) != SSH_NO_ERROR && result.ok())
-    result = Fail("close " + tmp, deadline);
+  if (sftp_close(f) != SSH_NO_ERROR && result.ok()) result = Fail("close " + tmp, deadline);
   return result;
 }
 
-Status SshSftp::Rename(const std::string& tmp, const std::string& path,
-                       Deadline deadline, const RenameOver& rename_over) {
+Status SshSftp::Rename(const std::string& tmp, const std::string& path, Deadline deadline,
+                       const RenameOver& rename_over) {
   session_->SetTimeout(deadline);
   if (sftp_rename(sftp_, tmp.c_str(), path.c_str()) == 0) return Status::Ok();
   Status refused = Fail("rename " + tmp + " to " + path, deadline);
@@ -184,8 +175,7 @@ Status SshSftp::Rename(const std::string& tmp, const std::string& path,
   return Fail("rename " + tmp + " over " + path, deadline);
 }
 
-Status SshSftp::Upload(const std::string& content,
-                       const std::string& remote_path, int mode,
+Status SshSftp::Upload(const std::string& content, const std::string& remote_path, int mode,
                        Deadline deadline, const RenameOver& rename_over) {
   std::string path = SftpPath(remote_path);
   if (path.empty() || path == "." || path.back() == '/') {
@@ -213,8 +203,7 @@ Status SshSftp::Upload(const std::string& content,
   return s;
 }
 
-Result<long long> SshSftp::FileSize(const std::string& remote_path,
-                                    Deadline deadline) {
+Result<long long> SshSftp::FileSize(const std::string& remote_path, Deadline deadline) {
   std::string path = SftpPath(remote_path);
   BlockingCall bounded(*session_, deadline);
   Status s = Open(deadline);
@@ -222,15 +211,13 @@ Result<long long> SshSftp::FileSize(const std::string& remote_path,
   session_->SetTimeout(deadline);
   Attributes a(sftp_stat(sftp_, path.c_str()));
   if (a == nullptr) {
-    if (!deadline.Passed() && !session_->broken() &&
-        sftp_get_error(sftp_) == SSH_FX_NO_SUCH_FILE) {
+    if (!deadline.Passed() && !session_->broken() && sftp_get_error(sftp_) == SSH_FX_NO_SUCH_FILE) {
       return Status::NotFound(where_ + ": " + remote_path + " does not exist");
     }
     return Fail("stat " + remote_path, deadline);
   }
   if (a->type != SSH_FILEXFER_TYPE_REGULAR) {
-    return Status::NotFound(where_ + ": " + remote_path +
-                            " is not a regular file");
+    return Status::NotFound(where_ + ": " + remote_path + " is not a regular file");
   }
   return static_cast<long long>(a->size);
 }

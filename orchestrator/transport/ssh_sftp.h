@@ -38,8 +38,8 @@ bool IsSftpHandshakeFailure(const Status& s);
 class SshSftp {
  public:
   // Replaces `to` with `from` atomically by other means (the shell).
-  using RenameOver = std::function<Status(const std::string& from,
-                                          const std::string& to, Deadline)>;
+  using RenameOver =
+      std::function<Status(const std::string& from, const std::string& to, Deadline)>;
 
   SshSftp(std::shared_ptr<SshSession> session, std::string where);
   ~SshSftp();
@@ -47,18 +47,17 @@ class SshSftp {
   SshSftp& operator=(const SshSftp&) = delete;
 
   // See Connection::Upload. `rename_over` is the fallback described above.
-  Status Upload(const std::string& content, const std::string& remote_path,
-                int mode, Deadline deadline, const RenameOver& rename_over);
+  Status Upload(const std::string& content, const std::string& remote_path, int mode,
+                Deadline deadline, const RenameOver& rename_over);
   // See Connection::FileSize: kNotFound when absent or not a regular file.
   Result<long long> FileSize(const std::string& remote_path, Deadline deadline);
 
  private:
   Status Open(Deadline deadline);
   Status MakeParents(const std::string& path, Deadline deadline);
-  Status WriteTemp(const std::string& tmp, const std::string& content,
-                   Deadline deadline);
-  Status Rename(const std::string& tmp, const std::string& path,
-                Deadline deadline, const RenameOver& rename_over);
+  Status WriteTemp(const std::string& tmp, const std::string& content, Deadline deadline);
+  Status Rename(const std::string& tmp, const std::string& path, Deadline deadline,
+                const RenameOver& rename_over);
   // An error for a failed SFTP call: kTimeout past the deadline, the SFTP
   // status in words otherwise.
   Status Fail(const std::string& doing, Deadline deadline) const;

@@ -8,8 +8,7 @@ namespace {
 using Dirs = std::vector<std::string>;
 
 TEST(SshSftpPath, TildeMeansTheSftpStartDirectory) {
-  EXPECT_EQ(SftpPath("~/.cache/clustercheck/agent-ab12"),
-            ".cache/clustercheck/agent-ab12");
+  EXPECT_EQ(SftpPath("~/.cache/clustercheck/agent-ab12"), ".cache/clustercheck/agent-ab12");
   EXPECT_EQ(SftpPath("~"), ".");
   EXPECT_EQ(SftpPath("/opt/cc/agent"), "/opt/cc/agent");
   EXPECT_EQ(SftpPath("~other/x"), "~other/x");

@@ -48,8 +48,7 @@ class SshTalkingShellTest : public ::testing::Test {
     n.ssh.user = "root";
     n.ssh.port = sshd_->port();
     n.ssh.identity = sshd_->client_key();
-    n.ssh.known_hosts =
-        sshd_->WriteFile("known_hosts", sshd_->KnownHostsLine() + "\n");
+    n.ssh.known_hosts = sshd_->WriteFile("known_hosts", sshd_->KnownHostsLine() + "\n");
     n.ssh.config_file = sshd_->WriteFile("empty_config", "");
     n.ssh.connect_timeout_s = 5;
     auto c = SshTransport().Connect(n, Generous());
@@ -109,7 +108,7 @@ TEST_F(SshTalkingShellTest, UploadFallsBackFromSftpToTheShellAndKeepsTheContentE
   ASSERT_TRUE(up.ok()) << up.ToString();
   EXPECT_LT(took, 10.0) << "the failed SFTP handshake must not eat the deadline";
   EXPECT_TRUE(ReadFile(path) == content);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0755u);
   ASSERT_EQ(stat(Remote("sub").c_str(), &st), 0);
@@ -125,8 +124,7 @@ TEST_F(SshTalkingShellTest, UploadFallsBackFromSftpToTheShellAndKeepsTheContentE
 
 TEST_F(SshTalkingShellTest, TheAgentsHelloIsFoundAfterTheBannerWhichIsKept) {
   std::string hello = protocol::MakeHello("0.1.0", "x86_64", 1, "talker").dump();
-  auto p = conn_->Start({{"sh", "-c", "echo '" + hello + "'; cat >/dev/null"}, {}},
-                        Generous());
+  auto p = conn_->Start({{"sh", "-c", "echo '" + hello + "'; cat >/dev/null"}, {}}, Generous());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   AgentChannel agent(std::move(*p));
   auto h = agent.ReadHello(Generous());

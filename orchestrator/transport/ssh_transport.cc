@@ -11,11 +11,11 @@
 #include <cstring>
 #include <mutex>
 
+#include "orchestrator/transport/shell_upload.h"
 #include "orchestrator/transport/ssh_host_key.h"
 #include "orchestrator/transport/ssh_process.h"
 #include "orchestrator/transport/ssh_session.h"
 #include "orchestrator/transport/ssh_sftp.h"
-#include "orchestrator/transport/shell_upload.h"
 
 namespace cc {
 namespace {
@@ -24,8 +24,7 @@ constexpr int kDefaultPort = 22;
 
 std::string GetStringOption(ssh_session s, ssh_options_e option) {
   char* value = nullptr;
-  if (ssh_options_get(s, option, &value) != SSH_OK || value == nullptr)
-    return "";
+  if (ssh_options_get(s, option, &value) != SSH_OK || value == nullptr) return "";
   std::string out = value;
   ssh_string_free_char(value);
   return out;
@@ -41,26 +40,20 @@ class SshConnection : public Connection {
  public:
   SshConnection(std::shared_ptr<SshSession> session, std::string where,
                 std::vector<std::string> warnings)
-      : session_(std::move(session)),
-        where_(std::move(where)),
-        warnings_(std::move(warnings)) {}
+      : session_(std::move(session)), where_(std::move(where)), warnings_(std::move(warnings)) {}
 
-  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
-                                               Deadline deadline) override {
-    if (cmd.argv.empty())
-      return Status::BadArgument(where_ + ": empty command");
-    return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_,
-                             deadline);
+  Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
+    if (cmd.argv.empty()) return Status::BadArgument(where_ + ": empty command");
+    return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_, deadline);
   }
 
   // SFTP first; when its handshake fails (a shell that prints on startup
   // garbles an external sftp-server's stream, or there is no subsystem),
   // over a command channel from then on.
-  Status Upload(const std::string& content, const std::string& remote_path,
-                int mode, Deadline deadline) override {
+  Status Upload(const std::string& content, const std::string& remote_path, int mode,
+                Deadline deadline) override {
     if (!sftp_unusable_) {
-      auto mv = [this](const std::string& from, const std::string& to,
-                       Deadline d) -> Status {
+      auto mv = [this](const std::string& from, const std::string& to, Deadline d) -> Status {
         auto out = RunToCompletion(*this, {{"mv", "-f", "--", from, to}, {}}, d);
         return out.ok() ? Status::Ok() : out.status();
       };
@@ -72,8 +65,7 @@ class SshConnection : public Connection {
     return UploadThroughShell(*this, content, remote_path, mode, deadline);
   }
 
-  Result<long long> FileSize(const std::string& remote_path,
-                             Deadline deadline) override {
+  Result<long long> FileSize(const std::string& remote_path, Deadline deadline) override {
     if (!sftp_unusable_) {
       auto size = Sftp().FileSize(remote_path, deadline);
       if (size.ok() || !IsSftpHandshakeFailure(size.status())) return size;
@@ -110,15 +102,13 @@ Status Configure(SshSession& session, const Node& node) {
     return Status::BadInventory("address \"" + host + "\": " + session.Error());
   }
   if (!ssh.config_file.empty() && access(ssh.config_file.c_str(), R_OK) != 0) {
-    return Status::BadInventory("ssh config_file " + ssh.config_file + ": " +
-                                std::strerror(errno));
+    return Status::BadInventory("ssh config_file " + ssh.config_file + ": " + std::strerror(errno));
   }
-  if (ssh_options_parse_config(
-          s, ssh.config_file.empty() ? nullptr : ssh.config_file.c_str()) < 0) {
-    return Status::BadInventory(
-        "ssh config " +
-        (ssh.config_file.empty() ? "~/.ssh/config" : ssh.config_file) + ": " +
-        session.Error());
+  if (ssh_options_parse_config(s, ssh.config_file.empty() ? nullptr : ssh.config_file.c_str()) <
+      0) {
+    return Status::BadInventory("ssh config " +
+                                (ssh.config_file.empty() ? "~/.ssh/config" : ssh.config_file) +
+                                ": " + session.Error());
   }
   if (!ssh.user.empty()) ssh_options_set(s, SSH_OPTIONS_USER, ssh.user.c_str());
   if (ssh.port != kDefaultPort) {
@@ -175,8 +165,7 @@ void DescribeServerKey(ssh_session s, HostKeyFacts& facts) {
   facts.key_type = ssh_key_type_to_char(ssh_key_type(key));
   unsigned char* hash = nullptr;
   size_t len = 0;
-  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) ==
-      0) {
+  if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
     char* fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len);
     if (fp != nullptr) facts.fingerprint = fp;
     ssh_string_free_char(fp);
@@ -205,8 +194,8 @@ Status CheckHostKey(SshSession& session, const Node& node, HostKeyPolicy policy,
       static std::mutex mu;
       std::lock_guard<std::mutex> lock(mu);
       if (ssh_session_update_known_hosts(s) != SSH_OK) {
-        return Status::Io("cannot add the host key of " + facts.host + " to " +
-                          facts.known_hosts + ": " + session.Error());
+        return Status::Io("cannot add the host key of " + facts.host + " to " + facts.known_hosts +
+                          ": " + session.Error());
       }
       return Status::Ok();
     }
@@ -232,8 +221,8 @@ std::string MethodNames(int methods) {
   return out.empty() ? "none listed" : out;
 }
 
-Status Authenticate(SshSession& session, const Node& node,
-                    const std::string& who, Deadline deadline) {
+Status Authenticate(SshSession& session, const Node& node, const std::string& who,
+                    Deadline deadline) {
   ssh_session s = session.get();
   BlockingCall bounded(session, deadline);
   int rc = ssh_userauth_none(s, nullptr);
@@ -244,13 +233,12 @@ Status Authenticate(SshSession& session, const Node& node,
     if (!identity.empty()) {
       tried = "publickey with identity " + identity;
       ssh_key key = nullptr;
-      if (ssh_pki_import_privkey_file(identity.c_str(), nullptr, nullptr,
-                                      nullptr, &key) != SSH_OK) {
-        return Status::AuthFailed(
-            "cannot load identity " + identity +
-            " (missing, unreadable, not a private key, or protected by a "
-            "passphrase: load such keys into ssh-agent and leave identity "
-            "unset)");
+      if (ssh_pki_import_privkey_file(identity.c_str(), nullptr, nullptr, nullptr, &key) !=
+          SSH_OK) {
+        return Status::AuthFailed("cannot load identity " + identity +
+                                  " (missing, unreadable, not a private key, or protected by a "
+                                  "passphrase: load such keys into ssh-agent and leave identity "
+                                  "unset)");
       }
       session.SetTimeout(deadline);
       rc = ssh_userauth_publickey(s, nullptr, key);
@@ -264,55 +252,46 @@ Status Authenticate(SshSession& session, const Node& node,
     }
   }
   if (rc == SSH_AUTH_SUCCESS) return Status::Ok();
-  if (deadline.Passed())
-    return Status::Timeout("authenticating to " + who + ": deadline passed");
+  if (deadline.Passed()) return Status::Timeout("authenticating to " + who + ": deadline passed");
   if (rc == SSH_AUTH_PARTIAL) {
-    return Status::AuthFailed(tried + " was accepted by " + who +
-                              ", but it also requires " +
+    return Status::AuthFailed(tried + " was accepted by " + who + ", but it also requires " +
                               MethodNames(ssh_userauth_list(s, nullptr)));
   }
   if (rc == SSH_AUTH_DENIED) {
-    return Status::AuthFailed(tried + " refused by " + who +
-                              " (server accepts: " +
+    return Status::AuthFailed(tried + " refused by " + who + " (server accepts: " +
                               MethodNames(ssh_userauth_list(s, nullptr)) + ")");
   }
-  return Status::Unreachable("authenticating to " + who + ": " +
-                             session.Error());
+  return Status::Unreachable("authenticating to " + who + ": " + session.Error());
 }
 
-Status ConnectError(SshSession& session, const std::string& where,
-                    const Node& node, Deadline deadline) {
+Status ConnectError(SshSession& session, const std::string& where, const Node& node,
+                    Deadline deadline) {
   std::string why = session.Error();
   if (deadline.Passed()) {
-    return Status::Timeout("no ssh handshake with " + where +
-                           " by the deadline: " + why);
+    return Status::Timeout("no ssh handshake with " + where + " by the deadline: " + why);
   }
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", node.ssh.connect_timeout_s);
-  return Status::Unreachable("cannot connect to " + where +
-                             " (connect_timeout_s " + limit + "): " + why);
+  return Status::Unreachable("cannot connect to " + where + " (connect_timeout_s " + limit +
+                             "): " + why);
 }
 
 }  // namespace
 
-Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node,
-                                                          Deadline deadline) {
+Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Deadline deadline) {
   EnsureLibsshInitialized();
   auto policy = ParseHostKeyPolicy(node.ssh.host_key_policy);
   if (!policy.ok()) return policy.status().WithContext(node.name);
   auto session = std::make_shared<SshSession>();
-  if (session->get() == nullptr)
-    return Status::Internal(node.name + ": ssh_new failed");
+  if (session->get() == nullptr) return Status::Internal(node.name + ": ssh_new failed");
   Status s = Configure(*session, node);
   if (!s.ok()) return s.WithContext(node.name);
 
   ssh_session ss = session->get();
-  std::string where =
-      GetStringOption(ss, SSH_OPTIONS_HOST) + ":" + std::to_string(GetPort(ss));
+  std::string where = GetStringOption(ss, SSH_OPTIONS_HOST) + ":" + std::to_string(GetPort(ss));
   // connect_timeout_s bounds TCP connect, banner and key exchange; the
   // caller's deadline bounds everything.
-  session->SetTimeout(
-      deadline.Min(Deadline::InSeconds(node.ssh.connect_timeout_s)));
+  session->SetTimeout(deadline.Min(Deadline::InSeconds(node.ssh.connect_timeout_s)));
   if (ssh_connect(ss) != SSH_OK) {
     return ConnectError(*session, where, node, deadline).WithContext(node.name);
   }
@@ -325,8 +304,8 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node,
   std::string who = GetStringOption(ss, SSH_OPTIONS_USER) + "@" + where;
   s = Authenticate(*session, node, who, deadline);
   if (!s.ok()) return s.WithContext(node.name);
-  return std::unique_ptr<Connection>(std::make_unique<SshConnection>(
-      session, "ssh " + who, std::move(warnings)));
+  return std::unique_ptr<Connection>(
+      std::make_unique<SshConnection>(session, "ssh " + who, std::move(warnings)));
 }
 
 }  // namespace cc

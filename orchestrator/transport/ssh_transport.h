@@ -36,8 +36,7 @@ namespace cc {
 class SshTransport : public Transport {
  public:
   std::string name() const override { return "ssh"; }
-  Result<std::unique_ptr<Connection>> Connect(const Node& node,
-                                              Deadline deadline) override;
+  Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
 };
 
 }  // namespace cc

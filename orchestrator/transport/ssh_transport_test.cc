@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -70,8 +70,8 @@ class SshTransportTest : public ::testing::Test {
     sshd_ = new SshdFixture();
     start_error_ = new std::string(sshd_->Start());
     if (start_error_->empty()) {
-      known_hosts_ = new std::string(
-          sshd_->WriteFile("known_hosts", sshd_->KnownHostsLine() + "\n"));
+      known_hosts_ =
+          new std::string(sshd_->WriteFile("known_hosts", sshd_->KnownHostsLine() + "\n"));
     }
   }
   static void TearDownTestSuite() {
@@ -136,8 +136,7 @@ SshdFixture* SshTransportTest::sshd_ = nullptr;
 TEST_F(SshTransportTest, RunsACommandAndReportsOutputStderrAndExitCode) {
   auto c = MustConnect(FixtureNode());
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->Describe(),
-            "ssh root@127.0.0.1:" + std::to_string(sshd_->port()));
+  EXPECT_EQ(c->Describe(), "ssh root@127.0.0.1:" + std::to_string(sshd_->port()));
   EXPECT_TRUE(c->Warnings().empty());
   Deadline d = Generous();
   auto p = c->Start({{"sh", "-c", "echo hi; echo oops >&2; exit 3"}, {}}, d);
@@ -161,8 +160,7 @@ TEST_F(SshTransportTest, StdinRoundTripsThroughCatEvenWhenLargerThanTheWindow) {
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   std::string input;
   const int kLines = 40000;  // ~1.2 MB, many times the channel window
-  for (int i = 0; i < kLines; ++i)
-    input += "line " + std::to_string(i) + " xxxxxxxxxxxxxxxxx\n";
+  for (int i = 0; i < kLines; ++i) input += "line " + std::to_string(i) + " xxxxxxxxxxxxxxxxx\n";
   Status w = (*p)->WriteStdin(input, d);
   ASSERT_TRUE(w.ok()) << w.ToString();
   (*p)->CloseStdin();
@@ -171,8 +169,7 @@ TEST_F(SshTransportTest, StdinRoundTripsThroughCatEvenWhenLargerThanTheWindow) {
   for (;;) {
     auto line = (*p)->ReadLine(d);
     if (!line.ok()) {
-      ASSERT_TRUE(line.status().Is(ErrorKind::kEof))
-          << line.status().ToString();
+      ASSERT_TRUE(line.status().Is(ErrorKind::kEof)) << line.status().ToString();
       break;
     }
     echoed += *line + "\n";
@@ -188,10 +185,9 @@ TEST_F(SshTransportTest, StdinRoundTripsThroughCatEvenWhenLargerThanTheWindow) {
 TEST_F(SshTransportTest, PassesEnvironmentVariablesThroughTheEnvPrefix) {
   auto c = MustConnect(FixtureNode());
   ASSERT_NE(c, nullptr);
-  auto out = RunToCompletion(*c,
-                             {{"sh", "-c", "echo \"$CC_A|$CC_B\""},
-                              {{"CC_A", "a b'c"}, {"CC_B", "$HOME"}}},
-                             Generous());
+  auto out = RunToCompletion(
+      *c, {{"sh", "-c", "echo \"$CC_A|$CC_B\""}, {{"CC_A", "a b'c"}, {"CC_B", "$HOME"}}},
+      Generous());
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(*out, "a b'c|$HOME\n");
 }
@@ -203,13 +199,11 @@ TEST_F(SshTransportTest, DeadlineOnASleepingCommandTimesOutQuickly) {
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   auto t0 = Clock::now();
   auto line = (*p)->ReadLine(Deadline::In(Millis(500)));
-  EXPECT_TRUE(line.status().Is(ErrorKind::kTimeout))
-      << line.status().ToString();
+  EXPECT_TRUE(line.status().Is(ErrorKind::kTimeout)) << line.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.5 + kSlackS);
   t0 = Clock::now();
   auto code = (*p)->Wait(Deadline::In(Millis(300)));
-  EXPECT_TRUE(code.status().Is(ErrorKind::kTimeout))
-      << code.status().ToString();
+  EXPECT_TRUE(code.status().Is(ErrorKind::kTimeout)) << code.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.3 + kSlackS);
   (*p)->Kill();
   (*p)->Kill();  // idempotent
@@ -225,8 +219,7 @@ TEST_F(SshTransportTest, DeadlineOnASleepingCommandTimesOutQuickly) {
     EXPECT_NE(code.status().message().find("killed"), std::string::npos)
         << code.status().ToString();
   } else {
-    EXPECT_TRUE(code.status().Is(ErrorKind::kTimeout))
-        << code.status().ToString();
+    EXPECT_TRUE(code.status().Is(ErrorKind::kTimeout)) << code.status().ToString();
   }
   EXPECT_LT(SecondsSince(t0), 1.0 + kSlackS);
   // The connection is still usable afterwards.
@@ -238,8 +231,7 @@ TEST_F(SshTransportTest, DeadlineOnASleepingCommandTimesOutQuickly) {
 TEST_F(SshTransportTest, KillClosesStdinSoAProcessReadingItExitsAndWaitSeesIt) {
   auto c = MustConnect(FixtureNode());
   ASSERT_NE(c, nullptr);
-  auto p = c->Start({{"sh", "-c", "echo ready; cat >/dev/null; exit 7"}, {}},
-                    Generous());
+  auto p = c->Start({{"sh", "-c", "echo ready; cat >/dev/null; exit 7"}, {}}, Generous());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   auto line = (*p)->ReadLine(Generous());  // it runs and reads stdin
   ASSERT_TRUE(line.ok()) << line.status().ToString();
@@ -255,8 +247,7 @@ TEST_F(SshTransportTest, StrictRejectsAnUnknownHostNamingItsFingerprint) {
   n.ssh.known_hosts = sshd_->WriteFile("known_hosts_empty", "");
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
-  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch))
-      << c.status().ToString();
+  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch)) << c.status().ToString();
   const std::string& m = c.status().message();
   EXPECT_NE(m.find("is not in " + n.ssh.known_hosts), std::string::npos) << m;
   std::string fp = HostFingerprint();
@@ -270,8 +261,8 @@ TEST_F(SshTransportTest, TheKeyscanLineInTheUnknownHostErrorFixesIt) {
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
   const std::string& m = c.status().message();
-  std::string line = "ssh-keyscan -H -p " + std::to_string(n.ssh.port) + " 127.0.0.1 >> " +
-                     n.ssh.known_hosts;
+  std::string line =
+      "ssh-keyscan -H -p " + std::to_string(n.ssh.port) + " 127.0.0.1 >> " + n.ssh.known_hosts;
   ASSERT_NE(m.find("run: " + line + " "), std::string::npos) << m;
   // What the newcomer pastes, as they would paste it.
   ASSERT_EQ(std::system((line + " 2>/dev/null").c_str()), 0) << line;
@@ -281,12 +272,10 @@ TEST_F(SshTransportTest, TheKeyscanLineInTheUnknownHostErrorFixesIt) {
 
 TEST_F(SshTransportTest, StrictRejectsAChangedKeyAsPossibleMitm) {
   Node n = FixtureNode();
-  n.ssh.known_hosts =
-      sshd_->WriteFile("known_hosts_wrong", sshd_->KnownHostsLine(true) + "\n");
+  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_wrong", sshd_->KnownHostsLine(true) + "\n");
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
-  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch))
-      << c.status().ToString();
+  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch)) << c.status().ToString();
   EXPECT_NE(c.status().message().find("changed"), std::string::npos);
   EXPECT_NE(c.status().message().find(HostFingerprint()), std::string::npos);
 }
@@ -297,8 +286,7 @@ TEST_F(SshTransportTest, AcceptNewLearnsTheKeyAndStrictAcceptsItAfterwards) {
   n.ssh.host_key_policy = "accept-new";
   ASSERT_NE(MustConnect(n), nullptr);
   std::string learned = ReadFile(n.ssh.known_hosts);
-  EXPECT_NE(learned.find("[127.0.0.1]:" + std::to_string(sshd_->port())),
-            std::string::npos)
+  EXPECT_NE(learned.find("[127.0.0.1]:" + std::to_string(sshd_->port())), std::string::npos)
       << learned;
   n.ssh.host_key_policy = "strict";
   EXPECT_NE(MustConnect(n), nullptr);
@@ -306,19 +294,16 @@ TEST_F(SshTransportTest, AcceptNewLearnsTheKeyAndStrictAcceptsItAfterwards) {
 
 TEST_F(SshTransportTest, AcceptNewStillRejectsAChangedKey) {
   Node n = FixtureNode();
-  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_wrong2",
-                                       sshd_->KnownHostsLine(true) + "\n");
+  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_wrong2", sshd_->KnownHostsLine(true) + "\n");
   n.ssh.host_key_policy = "accept-new";
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
-  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch))
-      << c.status().ToString();
+  EXPECT_TRUE(c.status().Is(ErrorKind::kHostKeyMismatch)) << c.status().ToString();
 }
 
 TEST_F(SshTransportTest, PolicyOffConnectsToAChangedKeyButWarns) {
   Node n = FixtureNode();
-  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_wrong3",
-                                       sshd_->KnownHostsLine(true) + "\n");
+  n.ssh.known_hosts = sshd_->WriteFile("known_hosts_wrong3", sshd_->KnownHostsLine(true) + "\n");
   n.ssh.host_key_policy = "off";
   auto c = MustConnect(n);
   ASSERT_NE(c, nullptr);
@@ -341,9 +326,7 @@ TEST_F(SshTransportTest, WrongIdentityIsAuthFailedNamingKeyAndUser) {
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(c.status().Is(ErrorKind::kAuthFailed)) << c.status().ToString();
   const std::string& m = c.status().message();
-  EXPECT_NE(m.find("publickey with identity " + n.ssh.identity),
-            std::string::npos)
-      << m;
+  EXPECT_NE(m.find("publickey with identity " + n.ssh.identity), std::string::npos) << m;
   EXPECT_NE(m.find("root@127.0.0.1:"), std::string::npos) << m;
 }
 
@@ -367,8 +350,7 @@ TEST_F(SshTransportTest, PortWithoutListenerIsUnreachableNamingAddressAndPort) {
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(c.status().Is(ErrorKind::kUnreachable)) << c.status().ToString();
-  EXPECT_NE(c.status().message().find("127.0.0.1:" + std::to_string(port)),
-            std::string::npos)
+  EXPECT_NE(c.status().message().find("127.0.0.1:" + std::to_string(port)), std::string::npos)
       << c.status().message();
   EXPECT_LT(SecondsSince(t0), kSlackS);
 }
@@ -423,8 +405,7 @@ TEST_F(SshTransportTest, UploadIsAtomicMakesPrivateDirsAndReportsTheSize) {
   auto size = c->FileSize(target, d);
   ASSERT_TRUE(size.ok()) << size.status().ToString();
   EXPECT_EQ(*size, 7);
-  EXPECT_TRUE(
-      c->FileSize(base + "/a/missing", d).status().Is(ErrorKind::kNotFound));
+  EXPECT_TRUE(c->FileSize(base + "/a/missing", d).status().Is(ErrorKind::kNotFound));
   EXPECT_TRUE(c->FileSize(base + "/a", d).status().Is(ErrorKind::kNotFound));
 }
 
@@ -455,8 +436,7 @@ TEST_F(SshTransportTest, AFrozenServerCannotHoldCallsPastTheirDeadline) {
   ASSERT_TRUE(size.ok()) << size.status().ToString();
   std::vector<pid_t> frozen;
   for (pid_t pid : sshd_->SessionPids()) {
-    if (std::find(before.begin(), before.end(), pid) == before.end())
-      frozen.push_back(pid);
+    if (std::find(before.begin(), before.end(), pid) == before.end()) frozen.push_back(pid);
   }
   ASSERT_FALSE(frozen.empty());
   for (pid_t pid : frozen) kill(pid, SIGSTOP);
@@ -468,8 +448,7 @@ TEST_F(SshTransportTest, AFrozenServerCannotHoldCallsPastTheirDeadline) {
   double start_s = SecondsSince(t0);
   for (pid_t pid : frozen) kill(pid, SIGCONT);
   EXPECT_FALSE(size.ok());
-  EXPECT_TRUE(size.status().Is(ErrorKind::kTimeout) ||
-              size.status().Is(ErrorKind::kUnreachable))
+  EXPECT_TRUE(size.status().Is(ErrorKind::kTimeout) || size.status().Is(ErrorKind::kUnreachable))
       << size.status().ToString();
   EXPECT_LT(sftp_s, 0.7 + kSlackS);
   EXPECT_FALSE(p.ok());
@@ -490,8 +469,7 @@ TEST_F(SshTransportTest, TwentyConnectionsInParallelThreadsWork) {
         errors[i] = c.status().ToString();
         return;
       }
-      auto out =
-          RunToCompletion(**c, {{"echo", std::to_string(i)}, {}}, Generous());
+      auto out = RunToCompletion(**c, {{"echo", std::to_string(i)}, {}}, Generous());
       if (!out.ok()) {
         errors[i] = out.status().ToString();
       } else if (*out != std::to_string(i) + "\n") {
@@ -502,26 +480,22 @@ TEST_F(SshTransportTest, TwentyConnectionsInParallelThreadsWork) {
     });
   }
   for (auto& t : threads) t.join();
-  for (int i = 0; i < kThreads; ++i)
-    EXPECT_TRUE(errors[i].empty()) << i << ": " << errors[i];
+  for (int i = 0; i < kThreads; ++i) EXPECT_TRUE(errors[i].empty()) << i << ": " << errors[i];
   EXPECT_EQ(good.load(), kThreads);
 }
 
-TEST_F(SshTransportTest,
-       ConfigFileDecidesHostPortUserAndKeyWhenTheInventoryDoesNot) {
+TEST_F(SshTransportTest, ConfigFileDecidesHostPortUserAndKeyWhenTheInventoryDoesNot) {
   Node n;
   n.name = "aliased";
   n.address = "cc-test-alias";  // only the config knows where that is
   n.ssh.known_hosts = *known_hosts_;
   n.ssh.config_file = sshd_->WriteFile(
       "alias_config", "Host cc-test-alias\n  HostName 127.0.0.1\n  Port " +
-                          std::to_string(sshd_->port()) +
-                          "\n  User root\n  IdentityFile " +
+                          std::to_string(sshd_->port()) + "\n  User root\n  IdentityFile " +
                           sshd_->client_key() + "\n");
   auto c = MustConnect(n);
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->Describe(),
-            "ssh root@127.0.0.1:" + std::to_string(sshd_->port()));
+  EXPECT_EQ(c->Describe(), "ssh root@127.0.0.1:" + std::to_string(sshd_->port()));
   auto out = RunToCompletion(*c, {{"echo", "via config"}, {}}, Generous());
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(*out, "via config\n");

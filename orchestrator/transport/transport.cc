@@ -31,8 +31,7 @@ std::string ShellQuoteCommand(const CommandLine& cmd) {
   return out;
 }
 
-Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd,
-                                    Deadline deadline) {
+Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd, Deadline deadline) {
   auto started = c.Start(cmd, deadline);
   if (!started.ok()) return started.status();
   RemoteProcess& p = **started;
@@ -56,9 +55,8 @@ Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd,
   if (*code != 0) {
     std::string err = p.StderrSoFar();
     if (err.size() > 2000) err = err.substr(err.size() - 2000);
-    return Status::Io((cmd.argv.empty() ? std::string("command") : cmd.argv[0]) +
-                      " exited with " + std::to_string(*code) +
-                      (err.empty() ? "" : ": " + err));
+    return Status::Io((cmd.argv.empty() ? std::string("command") : cmd.argv[0]) + " exited with " +
+                      std::to_string(*code) + (err.empty() ? "" : ": " + err));
   }
   return out;
 }

@@ -20,8 +20,8 @@
 namespace cc {
 
 struct CommandLine {
-  std::vector<std::string> argv;              // argv[0] is the program
-  std::map<std::string, std::string> env;     // added to the environment
+  std::vector<std::string> argv;           // argv[0] is the program
+  std::map<std::string, std::string> env;  // added to the environment
 };
 
 // Quotes argv and env for a POSIX shell: "env A='1' 'prog' 'arg'".
@@ -53,16 +53,14 @@ class Connection {
   // Starts a command. For ssh it runs under the remote user's shell, so
   // "~" works in argv[0].
   virtual Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd,
-                                                      Deadline deadline) = 0;
+                                                       Deadline deadline) = 0;
   // Writes `content` to `remote_path` atomically: a temporary name in the
   // same directory, then rename. Creates missing parent directories with
   // mode 0700. "~/" means the remote home.
-  virtual Status Upload(const std::string& content,
-                        const std::string& remote_path, int mode,
+  virtual Status Upload(const std::string& content, const std::string& remote_path, int mode,
                         Deadline deadline) = 0;
   // Whether a regular file exists at `remote_path`, and its size.
-  virtual Result<long long> FileSize(const std::string& remote_path,
-                                     Deadline deadline) = 0;
+  virtual Result<long long> FileSize(const std::string& remote_path, Deadline deadline) = 0;
   // For messages: "ssh root@10.0.0.1:22" or "local".
   virtual std::string Describe() const = 0;
   // Warnings to show in the report (e.g. host key checking is off).
@@ -75,13 +73,11 @@ class Transport {
   virtual std::string name() const = 0;
   // Connects (and authenticates) to the node. Errors: kUnreachable,
   // kAuthFailed, kHostKeyMismatch (naming the fingerprint), kTimeout.
-  virtual Result<std::unique_ptr<Connection>> Connect(const Node& node,
-                                                     Deadline deadline) = 0;
+  virtual Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) = 0;
 };
 
 // Runs a command to completion and returns its stdout; kTimeout kills it.
 // Non-zero exits are returned as kIo with stderr's tail.
-Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd,
-                                    Deadline deadline);
+Result<std::string> RunToCompletion(Connection& c, const CommandLine& cmd, Deadline deadline);
 
 }  // namespace cc

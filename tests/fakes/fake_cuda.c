@@ -7,8 +7,12 @@
 
 #include "fake_values.h"
 
-enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_INITIALIZED = 3, CUDA_ERROR_NO_DEVICE = 100,
-       CUDA_ERROR_UNKNOWN = 999 };
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_UNKNOWN = 999
+};
 
 /* "12.4" -> 12040, "12040" -> 12040, -1 when unreadable. */
 static int DriverVersion(void) {
@@ -37,12 +41,26 @@ FAKE_API int cuInit(unsigned flags) {
 }
 FAKE_API int cuGetErrorName(int r, const char** name) {
   switch (r) {
-    case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; return CUDA_SUCCESS;
-    case CUDA_ERROR_NOT_INITIALIZED: *name = "CUDA_ERROR_NOT_INITIALIZED"; return CUDA_SUCCESS;
-    case CUDA_ERROR_NO_DEVICE: *name = "CUDA_ERROR_NO_DEVICE"; return CUDA_SUCCESS;
-    case 803: *name = "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"; return CUDA_SUCCESS;
-    case 804: *name = "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"; return CUDA_SUCCESS;
-    case CUDA_ERROR_UNKNOWN: *name = "CUDA_ERROR_UNKNOWN"; return CUDA_SUCCESS;
-    default: *name = NULL; return 1; /* CUDA_ERROR_INVALID_VALUE */
+    case CUDA_SUCCESS:
+      *name = "CUDA_SUCCESS";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_INITIALIZED:
+      *name = "CUDA_ERROR_NOT_INITIALIZED";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_NO_DEVICE:
+      *name = "CUDA_ERROR_NO_DEVICE";
+      return CUDA_SUCCESS;
+    case 803:
+      *name = "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+      return CUDA_SUCCESS;
+    case 804:
+      *name = "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_UNKNOWN:
+      *name = "CUDA_ERROR_UNKNOWN";
+      return CUDA_SUCCESS;
+    default:
+      *name = NULL;
+      return 1; /* CUDA_ERROR_INVALID_VALUE */
   }
 }

@@ -17,6 +17,7 @@ FAKE_API int ncclGetVersion(int* version) {
   return ncclSuccess;
 }
 FAKE_API const char* ncclGetErrorString(int r) {
-  return r == ncclSuccess ? "no error" : r == ncclSystemError ? "unhandled system error"
-                                                              : "invalid argument";
+  return r == ncclSuccess       ? "no error"
+         : r == ncclSystemError ? "unhandled system error"
+                                : "invalid argument";
 }

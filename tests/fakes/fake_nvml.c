@@ -45,9 +45,7 @@ static unsigned Count(void) {
   long long n = FakeInt("gpu_count", 0);
   return n < 0 ? 0 : n > kMaxGpus ? kMaxGpus : (unsigned)n;
 }
-static int Valid(nvmlDevice_t d) {
-  return initialized && d >= gpus && d < gpus + Count();
-}
+static int Valid(nvmlDevice_t d) { return initialized && d >= gpus && d < gpus + Count(); }
 static nvmlReturn_t Copy(const char* key, const char* fallback, char* buf, unsigned len) {
   return FakeCopy(key, fallback, buf, len) == 0 ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
 }
@@ -68,13 +66,20 @@ FAKE_API nvmlReturn_t nvmlShutdown(void) {
 }
 FAKE_API const char* nvmlErrorString(nvmlReturn_t r) {
   switch (r) {
-    case NVML_SUCCESS: return "Success";
-    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case NVML_SUCCESS:
+      return "Success";
+    case NVML_ERROR_UNINITIALIZED:
+      return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT:
+      return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+      return "Not Supported";
+    case NVML_ERROR_INSUFFICIENT_SIZE:
+      return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 FAKE_API nvmlReturn_t nvmlSystemGetDriverVersion(char* buf, unsigned len) {

@@ -64,7 +64,7 @@ int FakeLoadValues(const char* who, const void* anchor) {
 }
 
 const char* FakeValue(const char* key) {
-  for (int i = value_count - 1; i >= 0; --i) {  /* the last one wins */
+  for (int i = value_count - 1; i >= 0; --i) { /* the last one wins */
     if (strcmp(values[i].key, key) == 0) return values[i].value;
   }
   return NULL;

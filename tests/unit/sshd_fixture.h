@@ -80,8 +80,7 @@ class SshdFixture {
     if (err.empty()) err = MakeKey("other_key");  // never authorized
     if (!err.empty()) return err;
     host_public_key_ = ReadFirstLine(dir_ + "/host_key.pub");
-    std::ofstream(dir_ + "/authorized_keys")
-        << ReadFirstLine(dir_ + "/id_ed25519.pub") << "\n";
+    std::ofstream(dir_ + "/authorized_keys") << ReadFirstLine(dir_ + "/id_ed25519.pub") << "\n";
     if (!shell_banner_.empty()) WriteTalkingShell();
     for (int attempt = 0; attempt < 5; ++attempt) {
       port_ = FreePort();
@@ -103,13 +102,11 @@ class SshdFixture {
   // known_hosts line for this server; with `wrong`, another key of the same
   // type (as after a reinstall).
   std::string KnownHostsLine(bool wrong = false) const {
-    std::string key =
-        wrong ? ReadFirstLine(dir_ + "/other_key.pub") : host_public_key_;
+    std::string key = wrong ? ReadFirstLine(dir_ + "/other_key.pub") : host_public_key_;
     return "[127.0.0.1]:" + std::to_string(port_) + " " + key;
   }
   // Writes dir/name with the given content and returns its path.
-  std::string WriteFile(const std::string& name,
-                        const std::string& content) const {
+  std::string WriteFile(const std::string& name, const std::string& content) const {
     std::string path = dir_ + "/" + name;
     std::ofstream(path) << content;
     return path;
@@ -152,8 +149,8 @@ class SshdFixture {
   }
 
   std::string MakeKey(const std::string& name) const {
-    std::string cmd = "ssh-keygen -q -t ed25519 -N '' -C cc-test -f '" + dir_ +
-                      "/" + name + "' </dev/null >/dev/null 2>&1";
+    std::string cmd = "ssh-keygen -q -t ed25519 -N '' -C cc-test -f '" + dir_ + "/" + name +
+                      "' </dev/null >/dev/null 2>&1";
     return std::system(cmd.c_str()) == 0 ? "" : "ssh-keygen failed for " + name;
   }
 
@@ -203,7 +200,8 @@ class SshdFixture {
     std::string path = dir_ + "/talking_shell.sh";
     std::ofstream f(path);
     f << "#!/bin/sh\n"
-      << "cat <<'CC_BANNER'\n" << shell_banner_ << "\nCC_BANNER\n"
+      << "cat <<'CC_BANNER'\n"
+      << shell_banner_ << "\nCC_BANNER\n"
       << "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n";
     f.close();
     chmod(path.c_str(), 0755);
@@ -235,8 +233,7 @@ class SshdFixture {
       if (AnswersBanner()) return "";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return "sshd did not answer on port " + std::to_string(port_) + ": " +
-           Log();
+    return "sshd did not answer on port " + std::to_string(port_) + ": " + Log();
   }
 
   bool AnswersBanner() const {

@@ -123,8 +123,7 @@ void FlattenSoftware(const json& facts, std::map<std::string, std::string>* out)
 
   const json& env = At(facts, {"nccl_env"});
   if (At(env, {"login_env", "status"}) == "error") return;
-  const json& eff = At(env, {"effective"}).is_object() ? At(env, {"effective"})
-                                                        : At(env, {"env"});
+  const json& eff = At(env, {"effective"}).is_object() ? At(env, {"effective"}) : At(env, {"env"});
   if (eff.is_object()) {
     for (const auto& [k, v] : eff.items()) {
       if (k.rfind("NCCL_", 0) == 0) Put(out, "nccl_env." + k, v);

@@ -1,9 +1,10 @@
 #include "orchestrator/stages/facts/facts_fields.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+
+#include "build_paths.h"
 
 namespace cc {
 namespace {
@@ -69,9 +70,9 @@ TEST(FactsFields, EveryKnownFieldIsFlattened) {
 
 TEST(FactsFields, UnknownValuesAreOmittedNotEmpty) {
   auto f = FlattenFacts(GpuNodeFacts());
-  EXPECT_EQ(f.count("ofed"), 0u);                  // null: not found
-  EXPECT_EQ(f.count("nccl_env.NCCL_DEBUG"), 0u);   // set but empty
-  EXPECT_EQ(f.count("nccl_env.PATH"), 0u);         // not an NCCL variable
+  EXPECT_EQ(f.count("ofed"), 0u);                 // null: not found
+  EXPECT_EQ(f.count("nccl_env.NCCL_DEBUG"), 0u);  // set but empty
+  EXPECT_EQ(f.count("nccl_env.PATH"), 0u);        // not an NCCL variable
   for (const auto& [k, v] : f) EXPECT_FALSE(v.empty()) << k;
 }
 
@@ -83,15 +84,16 @@ TEST(FactsFields, NcclWithoutABuildStringUsesThePlainVersion) {
 
 TEST(FactsFields, AbsentOrSkippedSectionsGiveNoFields) {
   json facts = GpuNodeFacts();
-  facts["gpu"] = {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"},
+  facts["gpu"] = {{"status", "absent"},
+                  {"reason", "libnvidia-ml.so.1 not found"},
                   {"searched", {"/usr/lib64/libnvidia-ml.so.1: no such file"}}};
   facts["nccl"] = {{"status", "absent"}};
   facts["torch"] = {{"status", "skip"}, {"reason", "no python given for this node"}};
   facts["mpi"] = {{"status", "absent"}, {"openmpi_version", nullptr}};
   facts.erase("system");
   auto f = FlattenFacts(facts);
-  for (const char* k : {"driver", "gpu_count", "gpu_model", "vbios", "nccl", "torch",
-                        "torch_cuda", "openmpi", "kernel", "os", "memlock", "shm_bytes"}) {
+  for (const char* k : {"driver", "gpu_count", "gpu_model", "vbios", "nccl", "torch", "torch_cuda",
+                        "openmpi", "kernel", "os", "memlock", "shm_bytes"}) {
     EXPECT_EQ(f.count(k), 0u) << k;
   }
   EXPECT_EQ(f["cuda_driver"], "12.4");
@@ -99,7 +101,8 @@ TEST(FactsFields, AbsentOrSkippedSectionsGiveNoFields) {
 
 TEST(FactsFields, FailedSourcesAreErrorsNotAbsences) {
   json facts = GpuNodeFacts();
-  facts["mpi"] = {{"status", "error"}, {"openmpi_version", nullptr},
+  facts["mpi"] = {{"status", "error"},
+                  {"openmpi_version", nullptr},
                   {"reason", "ompi_info --parsable did not finish within 5 s"}};
   facts["gpu"] = {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"}};
   facts["torch"] = {{"status", "skip"}, {"reason", "no python given for this node"}};
@@ -135,23 +138,27 @@ TEST(FactsFields, FieldsAFailedSectionStillReportedAreKnown) {
 }
 
 TEST(FactsFields, CudaVersionIsKeptWhenCuInitFails) {
-  json facts = {{"cuda", {{"status", "absent"}, {"driver_api_version", "13.0"},
-                          {"reason", "cuInit(0) failed: CUDA_ERROR_NO_DEVICE (100)"}}}};
+  json facts = {{"cuda",
+                 {{"status", "absent"},
+                  {"driver_api_version", "13.0"},
+                  {"reason", "cuInit(0) failed: CUDA_ERROR_NO_DEVICE (100)"}}}};
   EXPECT_EQ(FlattenFacts(facts)["cuda_driver"], "13.0");
 }
 
 TEST(FactsFields, CpuOnlyTorchHasCudaNone) {
-  json facts = {{"torch", {{"status", "ok"}, {"version", "2.3.0+cpu"}, {"cuda", nullptr},
-                           {"cuda_available", false}}}};
+  json facts = {
+      {"torch",
+       {{"status", "ok"}, {"version", "2.3.0+cpu"}, {"cuda", nullptr}, {"cuda_available", false}}}};
   auto f = FlattenFacts(facts);
   EXPECT_EQ(f["torch_cuda"], "none");
   EXPECT_EQ(f["torch_cuda_available"], "false");
 }
 
 TEST(FactsFields, NumericMemlockAndMissingOsVersion) {
-  json facts = {{"system", {{"memlock", 65536}, {"os", {{"id", "debian"}}}}},
-                {"rdma", {{"nvidia_peermem", false}, {"dmabuf_possible", true},
-                          {"ib_devices", json::array()}}}};
+  json facts = {
+      {"system", {{"memlock", 65536}, {"os", {{"id", "debian"}}}}},
+      {"rdma",
+       {{"nvidia_peermem", false}, {"dmabuf_possible", true}, {"ib_devices", json::array()}}}};
   auto f = FlattenFacts(facts);
   EXPECT_EQ(f["memlock"], "65536");
   EXPECT_EQ(f["os"], "debian");
@@ -163,7 +170,9 @@ TEST(FactsFields, NumericMemlockAndMissingOsVersion) {
 TEST(FactsFields, OddShapesNeverThrow) {
   EXPECT_TRUE(FlattenFacts(json()).empty());
   EXPECT_TRUE(FlattenFacts(json::array()).empty());
-  json odd = {{"gpu", "ok"}, {"system", {{"os", 3}}}, {"nccl_env", {{"effective", 1}}},
+  json odd = {{"gpu", "ok"},
+              {"system", {{"os", 3}}},
+              {"nccl_env", {{"effective", 1}}},
               {"rdma", {{"ib_devices", "two"}}}};
   EXPECT_NO_THROW(FlattenFacts(odd));
   EXPECT_TRUE(FactWarnings(odd).empty());

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <mutex>
 
-#include "orchestrator/stages/facts/facts_fields.h"
 #include "orchestrator/run/stages_decl.h"
+#include "orchestrator/stages/facts/facts_fields.h"
 
 namespace cc {
 namespace {
@@ -21,8 +21,8 @@ constexpr double kRetestScale = 3;
 
 // One node's answer so far.
 struct Collected {
-  Json facts;             // null when no answer came back
-  Status status;          // why not, when facts is null
+  Json facts;     // null when no answer came back
+  Status status;  // why not, when facts is null
   bool retested = false;
 };
 
@@ -71,9 +71,7 @@ class FactsStage : public Stage {
   static Collected Ask(NodeState& s, const std::vector<std::string>& sections, double scale,
                        double timeout_s) {
     const Node& node = *s.node;
-    Json args{{"library_paths", node.library_paths},
-              {"python", node.python},
-              {"login_env", true}};
+    Json args{{"library_paths", node.library_paths}, {"python", node.python}, {"login_env", true}};
     if (!sections.empty()) args["sections"] = sections;
     if (scale > 1) args["deadline_scale"] = scale;
     Collected c;
@@ -115,10 +113,10 @@ class FactsStage : public Stage {
     r.node = node.name;
     r.stage = "facts";
     r.check = "collected";
-    const std::string again =
-        c.retested ? " (asked twice, the second time with deadlines " +
-                         std::to_string(static_cast<int>(kRetestScale)) + "x as long)"
-                   : "";
+    const std::string again = c.retested ? " (asked twice, the second time with deadlines " +
+                                               std::to_string(static_cast<int>(kRetestScale)) +
+                                               "x as long)"
+                                         : "";
     if (c.facts.is_null()) {
       r.outcome = c.status.Is(ErrorKind::kTimeout) ? Outcome::kHang : Outcome::kError;
       r.message = c.status.ToString() + again;

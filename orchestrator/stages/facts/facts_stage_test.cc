@@ -108,12 +108,15 @@ TEST_F(FactsStageTest, EachNodesLibraryPathsEnvAndPythonReachItsAgent) {
 transport = "local"
 [[nodes]]
 name = "a"
-library_paths = [")" + a + R"("]
+library_paths = [")" + a +
+                        R"("]
 python = ")" + a + R"(/python3"
 [[nodes]]
 name = "b"
-library_paths = [")" + b + R"("]
-env = { CC_FAKE_GPU_CONF = ")" + dir_ + R"(/b.conf" }
+library_paths = [")" + b +
+                        R"("]
+env = { CC_FAKE_GPU_CONF = ")" +
+                        dir_ + R"(/b.conf" }
 )");
   ASSERT_EQ(facts.size(), 2u);
   const Json& fa = facts["a"];
@@ -152,10 +155,12 @@ TEST_F(FactsStageTest, NodeWithoutAValuesFileSaysWhyNotWhatAnotherNodeHas) {
 transport = "local"
 [[nodes]]
 name = "a"
-library_paths = [")" + a + R"("]
+library_paths = [")" + a +
+                        R"("]
 [[nodes]]
 name = "c"
-library_paths = [")" + c + R"("]
+library_paths = [")" + c +
+                        R"("]
 )");
   EXPECT_EQ(facts["a"]["gpu"]["driver_version"], "550.54.15");
   // The fake answers as NVML does without a kernel driver.

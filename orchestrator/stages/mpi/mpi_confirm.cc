@@ -57,12 +57,11 @@ constexpr const char* kNotReached = "not-reached";
 PairResult FirstMeasurement(const PairResult& first, const PairResult& retest,
                             RetestCounts* counts) {
   PairResult r = retest;
-  r.evidence["attempts"] = {{{"outcome", OutcomeName(first.outcome)},
-                             {"state", first.state},
-                             {"message", first.message}},
-                            {{"outcome", OutcomeName(retest.outcome)},
-                             {"state", retest.state},
-                             {"message", retest.message}}};
+  r.evidence["attempts"] = {
+      {{"outcome", OutcomeName(first.outcome)}, {"state", first.state}, {"message", first.message}},
+      {{"outcome", OutcomeName(retest.outcome)},
+       {"state", retest.state},
+       {"message", retest.message}}};
   if (NeedsConfirmation(retest.outcome) || retest.outcome == Outcome::kError) {
     r.evidence["confirmation"] = kUnconfirmed;
     counts->Add(r);

@@ -26,8 +26,8 @@ std::string MpiSshConfig(const std::vector<MpiHost>& hosts, const SshSettings& a
   out += "  StrictHostKeyChecking " + strict + "\n";
   if (!all.known_hosts.empty()) out += "  UserKnownHostsFile " + all.known_hosts + "\n";
   out += "  BatchMode yes\n";
-  out += "  ConnectTimeout " + std::to_string(std::max(1, static_cast<int>(all.connect_timeout_s))) +
-         "\n";
+  out += "  ConnectTimeout " +
+         std::to_string(std::max(1, static_cast<int>(all.connect_timeout_s))) + "\n";
   out += "  ServerAliveInterval " + std::to_string(std::max(1, static_cast<int>(all.keepalive_s))) +
          "\n";
   if (!include_config.empty()) out += "  Include " + include_config + "\n";

@@ -16,9 +16,7 @@ bool ParseIpv4(const std::string& s, uint32_t* out) {
   return true;
 }
 
-uint32_t Mask(int prefix_len) {
-  return prefix_len == 0 ? 0 : ~uint32_t{0} << (32 - prefix_len);
-}
+uint32_t Mask(int prefix_len) { return prefix_len == 0 ? 0 : ~uint32_t{0} << (32 - prefix_len); }
 
 bool IsLoopback(const LocalInterface& i) {
   uint32_t a = 0;
@@ -97,9 +95,10 @@ OobChoice ChooseOobNetwork(const OobInputs& in) {
   for (const auto& [node, addr] : in.inventory_addresses) {
     if (addr.empty()) unresolved.push_back(node);
   }
-  c.why = "no interface of this machine (where mpirun runs) is on one subnet with every node"
-          " (routed networks?), so oob_tcp_if_include is left to Open MPI, which tries every "
-          "interface";
+  c.why =
+      "no interface of this machine (where mpirun runs) is on one subnet with every node"
+      " (routed networks?), so oob_tcp_if_include is left to Open MPI, which tries every "
+      "interface";
   if (!unresolved.empty()) {
     c.why += "; no IPv4 address for " + FoldHostlist(unresolved);
   }

@@ -9,10 +9,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cc {
 
@@ -24,14 +23,14 @@ struct LocalInterface {
 };
 
 struct OobChoice {
-  std::string value;  // for --mca oob_tcp_if_include; "" = Open MPI chooses
+  std::string value;   // for --mca oob_tcp_if_include; "" = Open MPI chooses
   std::string source;  // "setting", "inventory-addresses", "data-addresses", "none"
   std::string why;     // one sentence for people
   nlohmann::json ToJson() const;
 };
 
 struct OobInputs {
-  std::string setting;  // [stages.mpi] oob_tcp_if_include ("" = unset)
+  std::string setting;                     // [stages.mpi] oob_tcp_if_include ("" = unset)
   std::vector<LocalInterface> interfaces;  // this machine's, loopback included
   // node -> IPv4 address the controller's ssh uses ("" when it is not an
   // IPv4 literal and did not resolve to one).

@@ -57,8 +57,8 @@ bool Parse(const Json& j, const std::string& type, MpiProbeOutput* out, std::str
         !Field(j, "ok", &p.ok, true, why) || !Field(j, "latency_us", &p.latency_us, false, why) ||
         !Field(j, "bandwidth_gbps", &p.bandwidth_gbps, false, why) ||
         !Field(j, "lat_bytes", &p.lat_bytes, false, why) ||
-        !Field(j, "bw_bytes", &p.bw_bytes, false, why) || !Field(j, "iters", &p.iters, false, why) ||
-        !Field(j, "error", &p.error, false, why)) {
+        !Field(j, "bw_bytes", &p.bw_bytes, false, why) ||
+        !Field(j, "iters", &p.iters, false, why) || !Field(j, "error", &p.error, false, why)) {
       return false;
     }
     if (p.peer < 0 || p.peer == rank) {

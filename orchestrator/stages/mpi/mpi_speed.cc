@@ -90,9 +90,8 @@ int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double 
 PairResult ConfirmSlow(const PairResult& first, const PairResult& retest, double median,
                        const SpeedRule& rule, const PairResult* control) {
   PairResult r = first;
-  nlohmann::json speed = {{"judged_by", "mpi"},
-                          {"median", median},
-                          {"attempts", {Attempt(first), Attempt(retest)}}};
+  nlohmann::json speed = {
+      {"judged_by", "mpi"}, {"median", median}, {"attempts", {Attempt(first), Attempt(retest)}}};
   if (control) {
     speed["control"] = Attempt(*control);
     speed["control"]["pair"] = control->src + "<->" + control->dst;
@@ -107,19 +106,19 @@ PairResult ConfirmSlow(const PairResult& first, const PairResult& retest, double
     r.outcome = Outcome::kWarn;
     r.state = "slow";
     std::string why = Num(100 * *first.value / median, 0) + "% and, alone, " +
-                      Num(100 * *retest.value / median, 0) + "% of the median " +
-                      Num(median, 3) + " GB/s";
+                      Num(100 * *retest.value / median, 0) + "% of the median " + Num(median, 3) +
+                      " GB/s";
     if (control) {
-      why += "; the control pair " + control->src + "<->" + control->dst + " alone: " +
-             Num(*control->value, 3) + " GB/s";
+      why += "; the control pair " + control->src + "<->" + control->dst +
+             " alone: " + Num(*control->value, 3) + " GB/s";
     }
     r.message += "; slow: " + why;
     speed["slow"] = true;
     speed["why"] = why;
   } else if (retested) {
     r.value = retest.value;
-    r.message = retest.message + " (alone; " + Num(*first.value, 3) +
-                " GB/s among the other pairs)";
+    r.message =
+        retest.message + " (alone; " + Num(*first.value, 3) + " GB/s among the other pairs)";
     speed["slow"] = false;
   } else {
     speed["slow"] = false;

@@ -35,7 +35,7 @@ struct SpeedRule {
 double MeasuredSeconds(const PairResult& r);
 
 struct SpeedJudgement {
-  double median = 0;            // of the passing bandwidth values
+  double median = 0;             // of the passing bandwidth values
   std::vector<size_t> suspects;  // indices into the pairs given
   std::string note;              // why nothing is judged, "" when it is
 };

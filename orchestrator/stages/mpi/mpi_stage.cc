@@ -14,8 +14,8 @@
 // mpirun has an idle deadline (timeout_s without a new line) and an
 // overall cap that grows with the rounds (mpirun_deadline.h); at either,
 // its process group is killed. After an idle stop the pairs in progress
-// are `hang` suspects; pairs the job never reached are `error` (untested). No accusation on one job (mpi_confirm.h): when
-// the first job has a fail, hang or error, the whole job runs again with a
+// are `hang` suspects; pairs the job never reached are `error` (untested). No accusation on one job
+// (mpi_confirm.h): when the first job has a fail, hang or error, the whole job runs again with a
 // longer deadline and the attempts are merged (flaky when they disagree).
 // When ranks of that second job did not start and Open MPI's messages name
 // no node, every node is launched alone (one rank, at most
@@ -34,16 +34,16 @@
 #include <thread>
 
 #include "common/hostlist.h"
-#include "orchestrator/transport/agent_channel.h"
-#include "orchestrator/transport/local_transport.h"
+#include "orchestrator/inventory/stage_settings.h"
+#include "orchestrator/run/install_layout.h"
+#include "orchestrator/run/stages_decl.h"
 #include "orchestrator/stages/mpi/mpi_confirm.h"
 #include "orchestrator/stages/mpi/mpi_launch.h"
 #include "orchestrator/stages/mpi/mpi_speed.h"
 #include "orchestrator/stages/mpi/mpi_verdict.h"
 #include "orchestrator/stages/mpi/mpirun_exec.h"
-#include "orchestrator/run/install_layout.h"
-#include "orchestrator/inventory/stage_settings.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/transport/agent_channel.h"
+#include "orchestrator/transport/local_transport.h"
 
 namespace cc {
 namespace {
@@ -130,8 +130,8 @@ class MpiStage : public Stage {
                                         const std::vector<std::string>& probe_args) {
     bool ssh = ctx.inventory().transport != "local";
     // Local runs: every "node" is this machine, one slot per node.
-    std::string text = ssh ? MpiHostfile(hosts)
-                           : "localhost slots=" + std::to_string(hosts.size()) + "\n";
+    std::string text =
+        ssh ? MpiHostfile(hosts) : "localhost slots=" + std::to_string(hosts.size()) + "\n";
     MpirunOptions o;
     o.mpirun = mpirun_;
     Status w = PrepareMpirunFiles(ctx, dir_, hosts, tag, text, &o);
@@ -152,7 +152,8 @@ class MpiStage : public Stage {
       if (!t.empty() && t.back() == '.') t.pop_back();
       return t;
     };
-    return {"--bw-bytes", std::to_string(s_.message_bytes), "--iters", std::to_string(s_.iters),
+    return {"--bw-bytes",  std::to_string(s_.message_bytes),
+            "--iters",     std::to_string(s_.iters),
             "--timeout-s", num(pair_timeout_s)};
   }
 
@@ -219,8 +220,8 @@ class MpiStage : public Stage {
     }
     oob_ = ChooseMpiOob(ctx, nodes_, s_.oob_if);
     ctx.progress().Note("mpi: oob_tcp_if_include " +
-                        (oob_.value.empty() ? std::string("left to Open MPI") : oob_.value) +
-                        ": " + oob_.why);
+                        (oob_.value.empty() ? std::string("left to Open MPI") : oob_.value) + ": " +
+                        oob_.why);
     Job first = RunJob(ctx, "", 1, false);
     if (!first.run.status.ok()) return first.run.status.WithContext(mpirun_);
     MpiRunJudgement judged = first.judgement;
@@ -246,10 +247,13 @@ class MpiStage : public Stage {
   Json JobMeta(const Job& job) const {
     std::vector<std::string> tail = job.facts.output.other;
     if (tail.size() > 80) tail.erase(tail.begin(), tail.end() - 80);
-    return {{"argv", job.argv},          {"mpirun", version_},
-            {"hung", job.run.hung},      {"stop", job.run.stop_why},
+    return {{"argv", job.argv},
+            {"mpirun", version_},
+            {"hung", job.run.hung},
+            {"stop", job.run.stop_why},
             {"exit", job.run.exit_code},
-            {"open_mpi_said", tail},     {"problems", job.facts.output.problems}};
+            {"open_mpi_said", tail},
+            {"problems", job.facts.output.problems}};
   }
 
   // Bandwidth outliers (mpi_speed.h): each suspect is measured again alone,
@@ -282,9 +286,12 @@ class MpiStage : public Stage {
       }
       if (r.state == "slow") ++slow;
     }
-    return {{"median_gbps", sj.median}, {"suspects", sj.suspects.size()},
-            {"retested", retested},     {"slow", slow},
-            {"note", sj.note},          {"fraction", rule.fraction},
+    return {{"median_gbps", sj.median},
+            {"suspects", sj.suspects.size()},
+            {"retested", retested},
+            {"slow", slow},
+            {"note", sj.note},
+            {"fraction", rule.fraction},
             {"min_measure_s", rule.min_measure_s}};
   }
 
@@ -314,7 +321,8 @@ class MpiStage : public Stage {
     const MpiPairLine* p = FindMpiPair(o, 0, 1);
     if (!p || !p->ok) {
       r.outcome = run.hung ? Outcome::kHang : Outcome::kFail;
-      r.message = p ? p->error : "no measurement (mpirun exited " + std::to_string(run.exit_code) + ")";
+      r.message =
+          p ? p->error : "no measurement (mpirun exited " + std::to_string(run.exit_code) + ")";
       return r;
     }
     r.outcome = Outcome::kPass;
@@ -371,8 +379,7 @@ class MpiStage : public Stage {
     for (size_t i : all) {
       if (!StartedAlone(runs[i], &outputs[i])) failed.push_back(i);
     }
-    std::vector<MpirunRun> again =
-        RunAlone(ctx, failed, ".again", limit * kRetestDeadlineFactor);
+    std::vector<MpirunRun> again = RunAlone(ctx, failed, ".again", limit * kRetestDeadlineFactor);
     for (size_t k = 0; k < failed.size(); ++k) {
       MpiProbeOutput o2;
       size_t i = failed[k];

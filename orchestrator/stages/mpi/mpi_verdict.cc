@@ -83,7 +83,8 @@ class Attributor {
       Add("bad-if", "oob=" + v, "", "",
           "oob_tcp_if_include=\"" + v +
               "\" matches no interface of this machine, where mpirun runs, so no node can "
-              "report back to it (" + quote + ")");
+              "report back to it (" +
+              quote + ")");
     } else if (all.find("unable to reach each other") != std::string::npos) {
       static const std::regex kHost("is on host: (\\S+)");
       std::string hosts;
@@ -111,7 +112,8 @@ class Attributor {
               " (a firewall on " + (peer.empty() ? std::string("the peer") : peer) +
               " or between them?) (" + quote + ")");
     } else if (all.find("ORTE") != std::string::npos && (all.find("daemon") != std::string::npos)) {
-      Add("daemon", "", "", "", "Open MPI could not start its daemons on every node (" + quote + ")");
+      Add("daemon", "", "", "",
+          "Open MPI could not start its daemons on every node (" + quote + ")");
     }
   }
 
@@ -207,14 +209,13 @@ int RankOf(const std::vector<std::string>& nodes, const std::string& node) {
 
 // How far a stopped job got through its rounds.
 struct RoundProgress {
-  bool known = false;  // every rank started and reported its allreduce
+  bool known = false;     // every rank started and reported its allreduce
   size_t first_open = 0;  // the first round with a pair unreported
   size_t total = 0;
   bool cap_stop = false;
 };
 
-RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds,
-                         bool launched) {
+RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds, bool launched) {
   RoundProgress p;
   p.total = rounds.size();
   p.cap_stop = f.cap_stop;
@@ -236,8 +237,7 @@ RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds,
 // stop, the pairs of the first unfinished round are the hang suspects
 // (the job stalled there); every other missing pair was never reached, so
 // it is untested (`error`), not accused.
-void MarkUnreported(const RoundProgress& p, size_t round, const MpiRunFacts& f,
-                    PairResult* r) {
+void MarkUnreported(const RoundProgress& p, size_t round, const MpiRunFacts& f, PairResult* r) {
   std::string why = f.stop_why.empty()
                         ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
                         : f.stop_why;
@@ -250,8 +250,7 @@ void MarkUnreported(const RoundProgress& p, size_t round, const MpiRunFacts& f,
     r->outcome = Outcome::kError;
     r->state = "not-reached";
     r->message = "not reached: the job was stopped at its deadline after round " +
-                 std::to_string(p.first_open) + " of " + std::to_string(p.total) + " (" +
-                 why + ")";
+                 std::to_string(p.first_open) + " of " + std::to_string(p.total) + " (" + why + ")";
   }
   r->evidence = {{"round", round}, {"rounds_done", p.first_open}, {"rounds", p.total}};
 }
@@ -265,8 +264,9 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
   std::string blamed_all;  // every blame, for results no blame names
   for (const MpiBlame& b : f.blames) blamed_all += (blamed_all.empty() ? "" : "; ") + b.message;
   bool all_hello = static_cast<int>(o.hellos.size()) == n;
-  std::string ended = f.hung ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
-                             : "mpirun exited " + std::to_string(f.exit_code);
+  std::string ended = f.hung
+                          ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
+                          : "mpirun exited " + std::to_string(f.exit_code);
   // Nodes named for a launch failure (a broken link is not one).
   std::vector<std::string> launch_blamed;
   for (const MpiBlame& b : f.blames) {
@@ -312,7 +312,8 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
     } else {
       std::string mine;
       for (const MpiBlame& b : f.blames) {
-        if (std::find(b.nodes.begin(), b.nodes.end(), node) != b.nodes.end() && b.kind != "tcp-connect") {
+        if (std::find(b.nodes.begin(), b.nodes.end(), node) != b.nodes.end() &&
+            b.kind != "tcp-connect") {
           mine += (mine.empty() ? "" : "; ") + b.message;
         }
       }
@@ -320,15 +321,19 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
         node_result(node, "launch", Outcome::kFail, mine, {{"rank", rank}});
       } else if (!launch_blamed.empty()) {
         node_result(node, "launch", Outcome::kError,
-                    "rank " + std::to_string(rank) + " did not start: the launch failed because of " +
+                    "rank " + std::to_string(rank) +
+                        " did not start: the launch failed because of " +
                         FoldHostlist(launch_blamed),
                     {{"rank", rank}});
       } else if (f.hung) {
-        node_result(node, "launch", Outcome::kHang, why_missing("rank " + std::to_string(rank) + " never started"), {{"rank", rank}});
-      } else {
-        node_result(node, "launch", Outcome::kError,
-                    why_missing("rank " + std::to_string(rank) + " did not start (not named by Open MPI)"),
+        node_result(node, "launch", Outcome::kHang,
+                    why_missing("rank " + std::to_string(rank) + " never started"),
                     {{"rank", rank}});
+      } else {
+        node_result(
+            node, "launch", Outcome::kError,
+            why_missing("rank " + std::to_string(rank) + " did not start (not named by Open MPI)"),
+            {{"rank", rank}});
       }
     }
     auto a = o.allreduce.find(rank);
@@ -336,15 +341,15 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
       const MpiAllreduceLine& l = a->second;
       std::string msg = l.ok ? "MPI_Allreduce of " + std::to_string(l.bytes) + " bytes exact in " +
                                    Fixed(l.us, 0) + " us"
-                       : !l.error.empty() ? "MPI_Allreduce: " + l.error
-                                          : "MPI_Allreduce: " + std::to_string(l.mismatches) +
-                                                " of " + std::to_string(l.bytes / 8) +
-                                                " int64 sums wrong";
+                        : !l.error.empty()
+                            ? "MPI_Allreduce: " + l.error
+                            : "MPI_Allreduce: " + std::to_string(l.mismatches) + " of " +
+                                  std::to_string(l.bytes / 8) + " int64 sums wrong";
       node_result(node, "allreduce", l.ok ? Outcome::kPass : Outcome::kFail, msg,
                   {{"bytes", l.bytes}, {"us", l.us}, {"mismatches", l.mismatches}});
     } else {
-      node_result(node, "allreduce", missing_outcome,
-                  why_missing("no MPI_Allreduce result"), nlohmann::json::object());
+      node_result(node, "allreduce", missing_outcome, why_missing("no MPI_Allreduce result"),
+                  nlohmann::json::object());
     }
   }
   std::vector<std::string> ranks;
@@ -385,8 +390,8 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
       } else if (p) {
         lat.outcome = bw.outcome = Outcome::kFail;
         lat.state = bw.state = "failed";
-        lat.message = bw.message =
-            f.nodes[p->rank] + "'s side: " + p->error + (link_blame.empty() ? "" : "; " + link_blame);
+        lat.message = bw.message = f.nodes[p->rank] + "'s side: " + p->error +
+                                   (link_blame.empty() ? "" : "; " + link_blame);
       } else if (!link_blame.empty()) {
         lat.outcome = bw.outcome = Outcome::kFail;
         lat.state = bw.state = "failed";
@@ -397,11 +402,15 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
       } else {
         lat.outcome = bw.outcome = missing_outcome;
         lat.state = bw.state = f.hung ? "hang" : "not-run";
-        lat.message = bw.message = why_missing(all_hello || !launch_blamed.empty() ? "not measured" : "not measured (the launch failed)");
+        lat.message = bw.message =
+            why_missing(all_hello || !launch_blamed.empty() ? "not measured"
+                                                            : "not measured (the launch failed)");
       }
       if (p) {
-        nlohmann::json ev = {{"round", p->round}, {"iters", p->iters},
-                             {"lat_bytes", p->lat_bytes}, {"bw_bytes", p->bw_bytes}};
+        nlohmann::json ev = {{"round", p->round},
+                             {"iters", p->iters},
+                             {"lat_bytes", p->lat_bytes},
+                             {"bw_bytes", p->bw_bytes}};
         lat.evidence = bw.evidence = ev;
       }
       j.pairs.push_back(std::move(lat));

@@ -39,7 +39,7 @@ struct MpiRunFacts {
   std::vector<std::string> nodes;  // in rank order
   MpiProbeOutput output;
   std::vector<MpiBlame> blames;
-  bool hung = false;   // mpirun was killed at a deadline
+  bool hung = false;  // mpirun was killed at a deadline
   // Killed at its overall cap while still printing (not a hang: its
   // missing pairs are not reached, none is a suspect).
   bool cap_stop = false;

@@ -31,7 +31,8 @@ std::map<std::string, std::string> SimAliases() {
   return a;
 }
 
-const NodeResult* Find(const MpiRunJudgement& j, const std::string& node, const std::string& check) {
+const NodeResult* Find(const MpiRunJudgement& j, const std::string& node,
+                       const std::string& check) {
   for (const NodeResult& r : j.nodes) {
     if (r.node == node && r.check == check) return &r;
   }
@@ -92,8 +93,10 @@ TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
     lines.push_back(R"({"type":"allreduce","rank":)" + std::to_string(r) +
                     R"(,"ok":true,"bytes":1024,"mismatches":0,"us":5})");
   }
-  lines.push_back(R"({"type":"pair","rank":1,"peer":2,"round":0,"ok":true,"latency_us":10,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20})");
-  lines.push_back(R"({"type":"pair","rank":0,"peer":2,"round":1,"ok":false,"error":"send of 8 bytes: timeout after 10 s"})");
+  lines.push_back(
+      R"({"type":"pair","rank":1,"peer":2,"round":0,"ok":true,"latency_us":10,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20})");
+  lines.push_back(
+      R"({"type":"pair","rank":0,"peer":2,"round":1,"ok":false,"error":"send of 8 bytes: timeout after 10 s"})");
   f.output = ParseMpiProbeOutput(lines);
   MpiRunJudgement j = JudgeMpiRun(f);
   ASSERT_EQ(j.pairs.size(), 6u);
@@ -146,8 +149,8 @@ TEST(AttributeMpiMessages, SshFailuresAndAMissingProbeNameTheirNodes) {
       {"ssh: connect to host 10.45.0.2 port 22: Connection refused",
        "--------------------------------------------------------------------------",
        "mpirun was unable to launch the specified application as it could not access",
-       "or execute an executable:", "", "Executable: /opt/cc/clustercheck-mpi-probe",
-       "Node: node4", "", "while attempting to start process rank 3.",
+       "or execute an executable:", "", "Executable: /opt/cc/clustercheck-mpi-probe", "Node: node4",
+       "", "while attempting to start process rank 3.",
        "--------------------------------------------------------------------------"},
       SimAliases());
   ASSERT_EQ(b.size(), 2u);
@@ -166,10 +169,9 @@ TEST(AttributeMpiMessages, SshFailuresAndAMissingProbeNameTheirNodes) {
 TEST(AttributeMpiMessages, ATcpConnectFailureNamesTheLink) {
   std::vector<MpiBlame> b = AttributeMpiMessages(
       {"--------------------------------------------------------------------------",
-       "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This",
-       "should not happen.", "", "Your Open MPI job may now hang or fail.", "",
-       "  Local host: node1", "  PID:        4242",
-       "  Message:    connect() to 10.45.0.3:1024 failed",
+       "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This", "should not happen.",
+       "", "Your Open MPI job may now hang or fail.", "", "  Local host: node1",
+       "  PID:        4242", "  Message:    connect() to 10.45.0.3:1024 failed",
        "  Error:      Connection refused (111)",
        "--------------------------------------------------------------------------"},
       SimAliases());
@@ -177,8 +179,9 @@ TEST(AttributeMpiMessages, ATcpConnectFailureNamesTheLink) {
   EXPECT_EQ(b[0].kind, "tcp-connect");
   EXPECT_EQ(b[0].nodes, std::vector<std::string>{"node1"});
   EXPECT_EQ(b[0].peer, "node3");
-  EXPECT_THAT(b[0].message, HasSubstr("node1 could not open Open MPI's TCP connection to node3: "
-                                      "connect() to 10.45.0.3:1024 failed: Connection refused (111)"));
+  EXPECT_THAT(b[0].message,
+              HasSubstr("node1 could not open Open MPI's TCP connection to node3: "
+                        "connect() to 10.45.0.3:1024 failed: Connection refused (111)"));
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 namespace cc {
 namespace {
 
-std::string Seconds(double s) { return std::to_string(static_cast<long long>(std::lround(s))) + " s"; }
+std::string Seconds(double s) {
+  return std::to_string(static_cast<long long>(std::lround(s))) + " s";
+}
 
 }  // namespace
 
@@ -28,8 +30,7 @@ MpirunDeadlines MpiJobDeadlines(int ranks, double timeout_s, double pair_timeout
   return d;
 }
 
-MpirunDecision DecideMpirunStop(const MpirunDeadlines& d, double elapsed_s,
-                                double since_line_s) {
+MpirunDecision DecideMpirunStop(const MpirunDeadlines& d, double elapsed_s, double since_line_s) {
   if (since_line_s >= d.idle_s) {
     return {MpirunStop::kIdle, "no new line from mpirun for " + Seconds(since_line_s) +
                                    " (its idle deadline is " + Seconds(d.idle_s) + ")"};

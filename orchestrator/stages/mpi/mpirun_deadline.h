@@ -10,8 +10,8 @@
 namespace cc {
 
 struct MpirunDeadlines {
-  double idle_s = 0;   // no new line for this long: the job is hung
-  double total_s = 0;  // stopped here however steady its progress
+  double idle_s = 0;    // no new line for this long: the job is hung
+  double total_s = 0;   // stopped here however steady its progress
   std::string cap_why;  // how total_s was derived, for people
 };
 
@@ -42,7 +42,6 @@ struct MpirunDecision {
 
 // `elapsed_s` since the start, `since_line_s` since the last line (or the
 // start, when none came yet).
-MpirunDecision DecideMpirunStop(const MpirunDeadlines& d, double elapsed_s,
-                                double since_line_s);
+MpirunDecision DecideMpirunStop(const MpirunDeadlines& d, double elapsed_s, double since_line_s);
 
 }  // namespace cc

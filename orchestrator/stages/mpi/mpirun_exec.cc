@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "orchestrator/transport/local_transport.h"
 #include "orchestrator/run/stage.h"
+#include "orchestrator/transport/local_transport.h"
 
 namespace cc {
 namespace {
@@ -193,18 +193,15 @@ OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& 
   return ChooseOobNetwork(in);
 }
 
-std::string MpiInterface(const StageContext& ctx, const std::string& setting,
-                         const char* key) {
+std::string MpiInterface(const StageContext& ctx, const std::string& setting, const char* key) {
   if (!setting.empty()) return setting;
   auto sel = ctx.Selection("mpi_mca");
-  if (sel.is_object() && sel.contains(key) && sel[key].is_string())
-    return sel[key];
+  if (sel.is_object() && sel.contains(key) && sel[key].is_string()) return sel[key];
   return "";
 }
 
 Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
-                          const std::vector<MpiHost>& hosts,
-                          const std::string& tag,
+                          const std::vector<MpiHost>& hosts, const std::string& tag,
                           const std::string& hostfile_text, MpirunOptions* o) {
   Status w = dir.Write("hostfile" + tag, hostfile_text);
   if (!w.ok()) return w;
@@ -212,8 +209,7 @@ Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
   o->as_root = geteuid() == 0;
   if (ctx.inventory().transport == "local") return Status::Ok();
   const SshSettings& all = ctx.inventory().ssh;
-  std::string include =
-      ExpandHome(all.config_file.empty() ? "~/.ssh/config" : all.config_file);
+  std::string include = ExpandHome(all.config_file.empty() ? "~/.ssh/config" : all.config_file);
   if (access(include.c_str(), R_OK) != 0) include.clear();
   w = dir.Write("ssh_config" + tag, MpiSshConfig(hosts, all, include));
   if (!w.ok()) return w;

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "common/status.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/mpi/mpi_launch.h"
 #include "orchestrator/stages/mpi/mpi_oob.h"
 #include "orchestrator/stages/mpi/mpirun_deadline.h"
-#include "orchestrator/run/stage.h"
 
 namespace cc {
 
@@ -25,7 +25,7 @@ std::string OpenMpiProblem(const std::string& mpirun, std::string* version);
 struct MpirunRun {
   std::vector<std::string> stdout_lines;
   std::vector<std::string> stderr_lines;
-  bool hung = false;  // stopped at a deadline (either one)
+  bool hung = false;                         // stopped at a deadline (either one)
   MpirunStop stop = MpirunStop::kKeepGoing;  // which deadline, when hung
   std::string stop_why;                      // DecideMpirunStop's words
   int exit_code = -1;
@@ -68,15 +68,13 @@ OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& 
 // it; otherwise the nics stage's choice (selection "mpi_mca"[key]; used for
 // btl_tcp_if_include: OOB is ChooseMpiOob's);
 // otherwise "" (Open MPI tries every interface).
-std::string MpiInterface(const StageContext& ctx, const std::string& setting,
-                         const char* key);
+std::string MpiInterface(const StageContext& ctx, const std::string& setting, const char* key);
 
 // Writes `hostfile_text` as hostfile<tag> in `dir` and, over ssh, an
 // ssh_config<tag> for `hosts` (mpi_launch.h); sets o's hostfile,
 // ssh_config and as_root (when this process is root).
 Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,
-                          const std::vector<MpiHost>& hosts,
-                          const std::string& tag,
+                          const std::vector<MpiHost>& hosts, const std::string& tag,
                           const std::string& hostfile_text, MpirunOptions* o);
 
 }  // namespace cc

@@ -10,8 +10,9 @@ MpirunDeadlines Deadlines(double idle_s, double total_s) { return {idle_s, total
 
 TEST(RunMpirunDeadlines, SteadyOutputOutlivesTheIdleDeadline) {
   // A line every 0.1 s for 1.5 s: past the 0.5 s idle deadline, not hung.
-  MpirunRun r = RunMpirun({"/bin/sh", "-c", "i=0; while [ $i -lt 15 ]; do echo $i; "
-                                            "sleep 0.1; i=$((i+1)); done"},
+  MpirunRun r = RunMpirun({"/bin/sh", "-c",
+                           "i=0; while [ $i -lt 15 ]; do echo $i; "
+                           "sleep 0.1; i=$((i+1)); done"},
                           Deadlines(0.5, 30));
   EXPECT_FALSE(r.hung) << r.stop_why;
   EXPECT_EQ(r.exit_code, 0);
@@ -27,8 +28,8 @@ TEST(RunMpirunDeadlines, SilenceIsAHang) {
 }
 
 TEST(RunMpirunDeadlines, TheCapStopsAJobThatStillPrints) {
-  MpirunRun r = RunMpirun({"/bin/sh", "-c", "while true; do echo x; sleep 0.1; done"},
-                          Deadlines(0.5, 1));
+  MpirunRun r =
+      RunMpirun({"/bin/sh", "-c", "while true; do echo x; sleep 0.1; done"}, Deadlines(0.5, 1));
   EXPECT_TRUE(r.hung);
   EXPECT_EQ(r.stop, MpirunStop::kCap);
   EXPECT_GT(r.stdout_lines.size(), 3u);

@@ -47,8 +47,7 @@ class Matrix {
       PairState& s = pairs_[Key(p.a, p.b)];
       State st = StateOf(p.outcome);
       if (st == State::kBad) {
-        s.worst =
-            s.state == State::kBad ? Worse(s.worst, p.outcome) : p.outcome;
+        s.worst = s.state == State::kBad ? Worse(s.worst, p.outcome) : p.outcome;
         s.state = State::kBad;
       } else if (st == State::kGood && s.state == State::kUnknown) {
         s.state = State::kGood;
@@ -84,9 +83,7 @@ class Matrix {
   std::map<std::string, NodeView> nodes_;
 };
 
-std::vector<std::string> Sorted(const std::set<std::string>& s) {
-  return {s.begin(), s.end()};
-}
+std::vector<std::string> Sorted(const std::set<std::string>& s) { return {s.begin(), s.end()}; }
 
 std::vector<std::string> AllNodes(const AttributionInput& in) {
   std::set<std::string> all(in.nodes.begin(), in.nodes.end());
@@ -98,13 +95,11 @@ std::vector<std::string> AllNodes(const AttributionInput& in) {
 std::optional<NodeBlame> JudgeNode(const std::string& n, const Matrix& m,
                                    const AttributionInput& in) {
   const NodeView& v = m.node(n);
-  NodeBlame b{n, v.hung ? Outcome::kHang : Outcome::kFail, "", Sorted(v.failed),
-              Sorted(v.passed)};
+  NodeBlame b{n, v.hung ? Outcome::kHang : Outcome::kFail, "", Sorted(v.failed), Sorted(v.passed)};
   auto intra = in.intra_node.find(n);
   if (intra != in.intra_node.end() && StateOf(intra->second) == State::kBad) {
     b.outcome = intra->second;
-    b.reason =
-        std::string("intra-node AllReduce: ") + OutcomeName(intra->second);
+    b.reason = std::string("intra-node AllReduce: ") + OutcomeName(intra->second);
     return b;
   }
   size_t f = v.failed.size(), g = v.passed.size();
@@ -117,10 +112,10 @@ std::optional<NodeBlame> JudgeNode(const std::string& n, const Matrix& m,
   }
   if (cleared.size() * 2 < f) return std::nullopt;
   b.reason = (g == 0 ? "fails with all " + std::to_string(f) + " partners ("
-                     : "fails with " + std::to_string(f) + " of " +
-                           std::to_string(f + g) + " partners (") +
-             FoldHostlist(b.failed_with) + "); " +
-             std::to_string(cleared.size()) + " of them pass with other nodes";
+                     : "fails with " + std::to_string(f) + " of " + std::to_string(f + g) +
+                           " partners (") +
+             FoldHostlist(b.failed_with) + "); " + std::to_string(cleared.size()) +
+             " of them pass with other nodes";
   return b;
 }
 
@@ -143,8 +138,7 @@ Attribution AttributeFailures(const AttributionInput& input) {
     if (bad.count(a) || bad.count(b)) continue;  // explained by a bad node
     if (!m.node(a).passed.empty() && !m.node(b).passed.empty()) {
       out.bad_links.push_back(
-          {a, b, s.worst,
-           a + " and " + b + " fail together but each passes with others"});
+          {a, b, s.worst, a + " and " + b + " fail together but each passes with others"});
     } else {
       out.unexplained.push_back(key);
       suspects.insert({a, b});

@@ -15,9 +15,8 @@ std::vector<std::string> Nodes(int n) {
 }
 
 // A full round-robin matrix where `broken(a, b)` decides each pair.
-AttributionInput Matrix(
-    const std::vector<std::string>& nodes,
-    const std::function<Outcome(const std::string&, const std::string&)>& of) {
+AttributionInput Matrix(const std::vector<std::string>& nodes,
+                        const std::function<Outcome(const std::string&, const std::string&)>& of) {
   AttributionInput in;
   in.nodes = nodes;
   for (const auto& round : RoundRobinRounds(nodes)) {
@@ -43,8 +42,7 @@ TEST(Attribution, OneBadNodeAmongEightIsNamed) {
   Attribution a = AttributeFailures(in);
   EXPECT_EQ(Named(a), std::vector<std::string>{"gpu05"});
   EXPECT_EQ(a.bad_nodes[0].failed_with.size(), 7u);
-  EXPECT_NE(a.bad_nodes[0].reason.find("all 7"), std::string::npos)
-      << a.bad_nodes[0].reason;
+  EXPECT_NE(a.bad_nodes[0].reason.find("all 7"), std::string::npos) << a.bad_nodes[0].reason;
   EXPECT_TRUE(a.bad_links.empty());
   EXPECT_TRUE(a.suspects.empty());
   EXPECT_EQ(a.known_good.size(), 7u);
@@ -53,8 +51,7 @@ TEST(Attribution, OneBadNodeAmongEightIsNamed) {
 
 TEST(Attribution, OneBadLinkIsNamedAsALinkAndNeitherNodeIsBlamed) {
   auto in = Matrix(Nodes(8), [](const std::string& a, const std::string& b) {
-    bool link =
-        (a == "gpu02" && b == "gpu07") || (a == "gpu07" && b == "gpu02");
+    bool link = (a == "gpu02" && b == "gpu07") || (a == "gpu07" && b == "gpu02");
     return link ? Outcome::kHang : Outcome::kPass;
   });
   Attribution a = AttributeFailures(in);
@@ -86,8 +83,7 @@ TEST(Attribution, AllPassNamesNothing) {
 TEST(Attribution, HalfTheClusterBadDoesNotBlameTheGoodHalf) {
   // gpu03 fails with gpu01 and gpu02 and passes with gpu04 only: a majority
   // of failures, but its failing partners pass nowhere, so it is not blamed.
-  Attribution a =
-      AttributeFailures(Matrix(Nodes(4), BadNode({"gpu01", "gpu02"})));
+  Attribution a = AttributeFailures(Matrix(Nodes(4), BadNode({"gpu01", "gpu02"})));
   EXPECT_EQ(Named(a), (std::vector<std::string>{"gpu01", "gpu02"}));
 }
 
@@ -96,13 +92,11 @@ TEST(Attribution, MajorityOfFailuresWithHealthyPartnersNamesTheNode) {
   auto in = Matrix(Nodes(8), [](const std::string& a, const std::string& b) {
     if (a != "gpu01" && b != "gpu01") return Outcome::kPass;
     const std::string& other = a == "gpu01" ? b : a;
-    return other == "gpu02" || other == "gpu03" ? Outcome::kPass
-                                                : Outcome::kFail;
+    return other == "gpu02" || other == "gpu03" ? Outcome::kPass : Outcome::kFail;
   });
   Attribution a = AttributeFailures(in);
   EXPECT_EQ(Named(a), std::vector<std::string>{"gpu01"});
-  EXPECT_NE(a.bad_nodes[0].reason.find("5 of 7"), std::string::npos)
-      << a.bad_nodes[0].reason;
+  EXPECT_NE(a.bad_nodes[0].reason.find("5 of 7"), std::string::npos) << a.bad_nodes[0].reason;
   EXPECT_TRUE(a.bad_links.empty());
 }
 
@@ -116,9 +110,8 @@ TEST(Attribution, TwoNodesThatFailTogetherAreOnlySuspects) {
 }
 
 TEST(Attribution, IntraNodeFailureNamesTheNodeAndExplainsItsPairs) {
-  AttributionInput in{{"a", "b"},
-                      {{"a", "b", Outcome::kFail}},
-                      {{"a", Outcome::kFail}, {"b", Outcome::kPass}}};
+  AttributionInput in{
+      {"a", "b"}, {{"a", "b", Outcome::kFail}}, {{"a", Outcome::kFail}, {"b", Outcome::kPass}}};
   Attribution a = AttributeFailures(in);
   EXPECT_EQ(Named(a), std::vector<std::string>{"a"});
   EXPECT_NE(a.bad_nodes[0].reason.find("intra-node"), std::string::npos);
@@ -146,8 +139,7 @@ TEST(Attribution, FirstRoundFailureIsProbedAgainstKnownGoodNodes) {
   for (const auto& [s, g] : probes) {
     EXPECT_TRUE(suspects.count(s)) << s;
     EXPECT_TRUE(good.count(g)) << g;
-    EXPECT_TRUE(used.insert(s).second && used.insert(g).second)
-        << "not disjoint";
+    EXPECT_TRUE(used.insert(s).second && used.insert(g).second) << "not disjoint";
   }
   // The probes come back: gpu04 fails again, its old partner passes.
   for (const auto& [s, g] : probes) {
@@ -165,9 +157,8 @@ TEST(Attribution, FirstRoundFailureIsProbedAgainstKnownGoodNodes) {
 }
 
 TEST(Attribution, SkippedAndErroredPairsSayNothing) {
-  auto in = Matrix(Nodes(4), [](const std::string&, const std::string&) {
-    return Outcome::kError;
-  });
+  auto in =
+      Matrix(Nodes(4), [](const std::string&, const std::string&) { return Outcome::kError; });
   in.pairs.push_back({"gpu01", "gpu02", Outcome::kSkip});
   Attribution a = AttributeFailures(in);
   EXPECT_TRUE(a.bad_nodes.empty());

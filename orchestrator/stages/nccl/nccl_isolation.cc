@@ -20,9 +20,9 @@ struct Task {
   Kind kind = Kind::kSplit;
   NodeGroup group;        // split/pair/single: the nodes in question
   NodeGroup left, right;  // cross: halves that work alone
-  int phase = 0;     // cross: 0 find a in left, 1 find b in right, 2 confirm
-  NodeGroup cand;    // cross: candidates left
-  std::string a, b;  // cross: found so far
+  int phase = 0;          // cross: 0 find a in left, 1 find b in right, 2 confirm
+  NodeGroup cand;         // cross: candidates left
+  std::string a, b;       // cross: found so far
   NodeGroup failed_with;  // single: known-good partners it broke with
   NodeGroup whole;        // single: the broken group it was left over from
   // The tests of this round, their purpose and outcomes.
@@ -37,8 +37,7 @@ NodeGroup Concat(NodeGroup a, const NodeGroup& b) {
 }
 
 NodeGroup FirstHalf(const NodeGroup& g) {
-  return NodeGroup(g.begin(),
-                   g.begin() + static_cast<long>((g.size() + 1) / 2));
+  return NodeGroup(g.begin(), g.begin() + static_cast<long>((g.size() + 1) / 2));
 }
 NodeGroup SecondHalf(const NodeGroup& g) {
   return NodeGroup(g.begin() + static_cast<long>((g.size() + 1) / 2), g.end());
@@ -57,8 +56,7 @@ class Search {
       : run_(run),
         good_(o.known_good),
         bad_(o.known_bad),
-        max_tests_(o.max_tests > 0 ? o.max_tests
-                                   : static_cast<int>(4 * n + 16)) {}
+        max_tests_(o.max_tests > 0 ? o.max_tests : static_cast<int>(4 * n + 16)) {}
 
   IsolationResult Run(const NodeGroup& broken) {
     if (broken.size() >= 2) {
@@ -74,9 +72,8 @@ class Search {
     }
     for (const Task& t : tasks_) GiveUp(t);
     std::sort(out_.bad_nodes.begin(), out_.bad_nodes.end());
-    out_.bad_nodes.erase(
-        std::unique(out_.bad_nodes.begin(), out_.bad_nodes.end()),
-        out_.bad_nodes.end());
+    out_.bad_nodes.erase(std::unique(out_.bad_nodes.begin(), out_.bad_nodes.end()),
+                         out_.bad_nodes.end());
     std::sort(out_.bad_links.begin(), out_.bad_links.end());
     return out_;
   }
@@ -108,8 +105,7 @@ class Search {
     for (size_t i = 0; i < batch.size(); ++i) {
       owners[i]->outcomes.push_back(got[i]);
       out_.tests.push_back({batch[i], got[i], out_.rounds, owners[i]->purpose});
-      if (StateOf(got[i]) == State::kGood)
-        good_.insert(batch[i].begin(), batch[i].end());
+      if (StateOf(got[i]) == State::kGood) good_.insert(batch[i].begin(), batch[i].end());
     }
     std::vector<Task> next;
     for (Task& t : tasks_) {
@@ -124,8 +120,7 @@ class Search {
   }
 
   // A known-good node outside `avoid` and `busy`; "" when none is left.
-  std::string Partner(const std::set<std::string>& busy,
-                      const NodeGroup& avoid) const {
+  std::string Partner(const std::set<std::string>& busy, const NodeGroup& avoid) const {
     for (const std::string& g : good_) {
       if (busy.count(g) || bad_.count(g)) continue;
       if (std::find(avoid.begin(), avoid.end(), g) != avoid.end()) continue;
@@ -135,15 +130,13 @@ class Search {
   }
 
   static bool Free(const NodeGroup& g, const std::set<std::string>& busy) {
-    return std::none_of(g.begin(), g.end(),
-                        [&](const std::string& n) { return busy.count(n); });
+    return std::none_of(g.begin(), g.end(), [&](const std::string& n) { return busy.count(n); });
   }
 
   // Fills t.tests for this round; false when the task must wait.
   bool Plan(Task& t, const std::set<std::string>& busy_in) {
     std::set<std::string> busy = busy_in;
-    const NodeGroup& own =
-        t.kind == Kind::kCross ? Concat(t.left, t.right) : t.group;
+    const NodeGroup& own = t.kind == Kind::kCross ? Concat(t.left, t.right) : t.group;
     if (!Free(own, busy)) return false;
     busy.insert(own.begin(), own.end());
     switch (t.kind) {
@@ -213,9 +206,7 @@ class Search {
         return;
       }
     }
-    auto broken = [&](size_t i) {
-      return StateOf(t.outcomes.at(i)) == State::kBad;
-    };
+    auto broken = [&](size_t i) { return StateOf(t.outcomes.at(i)) == State::kBad; };
     switch (t.kind) {
       case Kind::kSplit: {
         NodeGroup h1 = FirstHalf(t.group), h2 = SecondHalf(t.group);
@@ -313,8 +304,7 @@ class Search {
     out_.bad_links.push_back(a < b ? NodePair{a, b} : NodePair{b, a});
   }
   void GiveUp(const Task& t) {
-    out_.unexplained.push_back(t.kind == Kind::kCross ? Concat(t.left, t.right)
-                                                      : t.group);
+    out_.unexplained.push_back(t.kind == Kind::kCross ? Concat(t.left, t.right) : t.group);
   }
 
   const RunGroupBatch& run_;
@@ -327,8 +317,7 @@ class Search {
 
 }  // namespace
 
-IsolationResult IsolateBrokenGroup(const NodeGroup& broken,
-                                   const RunGroupBatch& run,
+IsolationResult IsolateBrokenGroup(const NodeGroup& broken, const RunGroupBatch& run,
                                    const IsolationOptions& options) {
   return Search(run, options, broken.size()).Run(broken);
 }

@@ -38,8 +38,7 @@ using NodeGroup = std::vector<std::string>;
 // Runs a batch of disjoint group tests at once; returns one outcome per
 // group, in order: pass/warn = works, fail/hang = broken, skip/error = could
 // not be told (the task that asked is given up as unexplained).
-using RunGroupBatch =
-    std::function<std::vector<Outcome>(const std::vector<NodeGroup>&)>;
+using RunGroupBatch = std::function<std::vector<Outcome>(const std::vector<NodeGroup>&)>;
 
 struct IsolationTest {
   NodeGroup nodes;
@@ -70,8 +69,7 @@ struct IsolationOptions {
 
 // Searches `broken` (a group whose test broke, >= 2 nodes) for what broke
 // it. `run` is called once per round with the round's disjoint groups.
-IsolationResult IsolateBrokenGroup(const NodeGroup& broken,
-                                   const RunGroupBatch& run,
+IsolationResult IsolateBrokenGroup(const NodeGroup& broken, const RunGroupBatch& run,
                                    const IsolationOptions& options = {});
 
 }  // namespace cc

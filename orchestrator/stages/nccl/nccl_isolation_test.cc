@@ -46,8 +46,7 @@ struct Model {
       std::vector<Outcome> out;
       for (const auto& g : batch) {
         EXPECT_GE(g.size(), 2u) << "a group test needs two nodes";
-        for (const auto& n : g)
-          EXPECT_TRUE(busy.insert(n).second) << n << " twice in a batch";
+        for (const auto& n : g) EXPECT_TRUE(busy.insert(n).second) << n << " twice in a batch";
         out.push_back(Test(g));
       }
       return out;
@@ -74,8 +73,7 @@ TEST(NcclIsolation, OneBadNodeAmong64IsNamedInAtMost14Runs) {
 
 TEST(NcclIsolation, TwoBadNodesAmong64AreBothNamed) {
   NodeGroup all = Nodes(64);
-  for (auto [i, j] :
-       {std::pair{0, 1}, {0, 63}, {5, 40}, {31, 32}, {17, 18}, {2, 60}}) {
+  for (auto [i, j] : {std::pair{0, 1}, {0, 63}, {5, 40}, {31, 32}, {17, 18}, {2, 60}}) {
     SCOPED_TRACE(all[i] + "," + all[j]);
     Model m;
     m.bad_nodes = {all[i], all[j]};

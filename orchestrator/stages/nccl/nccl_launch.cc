@@ -40,17 +40,15 @@ void PublishId(Comm& c, const std::string& id, const std::string& error) {
 // Waits for the id; "" with *why set when none comes.
 std::string AwaitId(Comm& c, double seconds, std::string* why) {
   std::unique_lock<std::mutex> lock(c.mu);
-  auto until =
-      std::chrono::steady_clock::now() +
-      std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
   while (c.id.empty() && c.id_error.empty()) {
     if (InterruptFlag().load()) {
       *why = "interrupted";
       return "";
     }
     if (c.cv.wait_until(lock, std::min(until, std::chrono::steady_clock::now() +
-                                                  std::chrono::milliseconds(
-                                                      kCancelPollMs))) ==
+                                                  std::chrono::milliseconds(kCancelPollMs))) ==
             std::cv_status::timeout &&
         std::chrono::steady_clock::now() >= until) {
       *why = "no NCCL id from " + c.members[0]->name + " within " +
@@ -58,8 +56,7 @@ std::string AwaitId(Comm& c, double seconds, std::string* why) {
       return "";
     }
   }
-  if (c.id.empty())
-    *why = c.members[0]->name + " made no NCCL id: " + c.id_error;
+  if (c.id.empty()) *why = c.members[0]->name + " made no NCCL id: " + c.id_error;
   return c.id;
 }
 
@@ -81,15 +78,13 @@ Json Args(const Comm& c, size_t i, const NcclSettings& s) {
 }
 
 // Takes one message of the request into the report. true at its `end`.
-bool Take(const Json& m, int64_t id, bool first, Comm& c, RankReport& rep,
-          bool* have_outcome) {
+bool Take(const Json& m, int64_t id, bool first, Comm& c, RankReport& rep, bool* have_outcome) {
   if (m.value("id", int64_t{-2}) != id) return false;
   std::string type = m.value("type", "");
   if (type == "end") {
     if (!*have_outcome) {
       rep.outcome = Outcome::kError;
-      rep.reason =
-          "agent: " + m.value("error", std::string("ended without an outcome"));
+      rep.reason = "agent: " + m.value("error", std::string("ended without an outcome"));
       rep.step = "request";
     }
     return true;
@@ -115,8 +110,7 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     rep.reason = why;
     if (first) PublishId(c, "", why);
   };
-  auto agent =
-      ctx.fleet().StartAgent(*m.state, Deadline::InSeconds(kStartTimeoutS));
+  auto agent = ctx.fleet().StartAgent(*m.state, Deadline::InSeconds(kStartTimeoutS));
   if (!agent.ok()) {
     fail(OutcomeForNodeError(agent.status()), "start",
          "could not start an agent: " + agent.status().ToString());
@@ -140,8 +134,7 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     ch.Close(Millis(1000));
     return;
   }
-  double budget =
-      s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kSlackS;
+  double budget = s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kSlackS;
   Deadline d = Deadline::InSeconds(budget);
   bool have_outcome = false, ended = false;
   Status last;
@@ -163,23 +156,19 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
       ended = Take(*msg, *req, first, c, rep, &have_outcome);
     }
     rep.outcome = Outcome::kHang;
-    rep.reason = "no end from the agent within " +
-                 std::to_string(static_cast<int>(budget)) + " s; aborted" +
-                 (rep.reason.empty() ? "" : " (" + rep.reason + ")");
+    rep.reason = "no end from the agent within " + std::to_string(static_cast<int>(budget)) +
+                 " s; aborted" + (rep.reason.empty() ? "" : " (" + rep.reason + ")");
   } else if (!ended) {
     fail(last.Is(ErrorKind::kInterrupted) ? Outcome::kError : Outcome::kFail,
-         rep.step.empty() ? "run" : rep.step,
-         "agent went away: " + last.ToString());
+         rep.step.empty() ? "run" : rep.step, "agent went away: " + last.ToString());
   }
-  if (first)
-    PublishId(c, "", rep.reason.empty() ? "ended without an id" : rep.reason);
+  if (first) PublishId(c, "", rep.reason.empty() ? "ended without an id" : rep.reason);
   ch.Close(Millis(2000));
 }
 
 }  // namespace
 
-bool AddNcclResult(const std::string& name, const Json& data,
-                   RankReport* rep) {
+bool AddNcclResult(const std::string& name, const Json& data, RankReport* rep) {
   if (name == "size") {
     rep->sizes.push_back(data);
   } else if (name == "nccl_log") {
@@ -187,8 +176,7 @@ bool AddNcclResult(const std::string& name, const Json& data,
   } else if (name == "setup") {
     rep->setup = data;
   } else if (name == "outcome") {
-    rep->outcome = ParseOutcome(data.value("outcome", std::string()))
-                       .value_or(Outcome::kError);
+    rep->outcome = ParseOutcome(data.value("outcome", std::string())).value_or(Outcome::kError);
     rep->reason = data.value("reason", std::string());
     rep->step = data.value("step", std::string());
     return true;
@@ -218,9 +206,8 @@ std::vector<std::vector<RankReport>> RunNcclBatch(
   std::vector<std::thread> threads;
   for (auto& c : comms) {
     for (size_t i = 0; i < c->members.size(); ++i) {
-      threads.emplace_back([&ctx, &settings, comm = c.get(), i] {
-        RunMember(ctx, *comm, i, settings);
-      });
+      threads.emplace_back(
+          [&ctx, &settings, comm = c.get(), i] { RunMember(ctx, *comm, i, settings); });
     }
   }
   for (auto& t : threads) t.join();

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/stages/nccl/nccl_plan.h"
 #include "orchestrator/run/stage.h"
+#include "orchestrator/stages/nccl/nccl_plan.h"
 
 namespace cc {
 
@@ -32,8 +32,7 @@ struct NcclMember {
 
 // Takes one result of the agent's `nccl` command ("size", "nccl_log",
 // "setup", "outcome"; others are ignored) into *rep. true for "outcome".
-bool AddNcclResult(const std::string& name, const nlohmann::json& data,
-                   RankReport* rep);
+bool AddNcclResult(const std::string& name, const nlohmann::json& data, RankReport* rep);
 
 // Runs each group as one communicator, all groups at once, and returns one
 // RankReport list per group (in member order). Never throws and never

@@ -170,16 +170,12 @@ NcclLogSummary ParseNcclLog(std::string_view text) {
       std::string net = m[1].str();
       std::string list = m[2].str();
       std::vector<NetDevice> devs;
-      for (std::sregex_iterator it(list.begin(), list.end(), NetDeviceRe()),
-           end;
-           it != end; ++it) {
-        devs.push_back(
-            {std::stoi((*it)[1].str()), (*it)[2].str(), (*it)[3].str()});
+      for (std::sregex_iterator it(list.begin(), list.end(), NetDeviceRe()), end; it != end; ++it) {
+        devs.push_back({std::stoi((*it)[1].str()), (*it)[2].str(), (*it)[3].str()});
       }
       if (!devs.empty()) devices_by_net[net] = std::move(devs);
     } else if (std::regex_search(msg, m, GdrRe())) {
-      s.gdr.push_back({m[1].str(), ToInt(m[3], -1), m[4].str(),
-                       m[2].str() == "Enabled", line});
+      s.gdr.push_back({m[1].str(), ToInt(m[3], -1), m[4].str(), m[2].str() == "Enabled", line});
     } else if (auto p = ParseNcclTransportLine(line)) {
       s.paths.push_back(std::move(*p));
     } else if (std::regex_search(msg, m, NRanksNNodesRe())) {
@@ -204,8 +200,7 @@ NcclLogSummary ParseNcclLog(std::string_view text) {
       }
     }
   }
-  for (const auto& [net, devs] : devices_by_net)
-    s.nets_with_devices.push_back(net);
+  for (const auto& [net, devs] : devices_by_net) s.nets_with_devices.push_back(net);
   auto it = devices_by_net.find(s.network);
   if (it != devices_by_net.end()) {
     s.devices = it->second;

@@ -1,10 +1,11 @@
 #include "orchestrator/stages/nccl/nccl_log.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
+
+#include "build_paths.h"
 
 namespace cc {
 namespace {
@@ -105,10 +106,9 @@ TEST(NcclLog, SendLineOverSocketParsesEveryField) {
 }
 
 TEST(NcclLog, RingAndOtherLinesAreNotPaths) {
+  EXPECT_FALSE(ParseNcclTransportLine("vm:720:720 [0] NCCL INFO Channel 00/02 : 0 1"));
   EXPECT_FALSE(
-      ParseNcclTransportLine("vm:720:720 [0] NCCL INFO Channel 00/02 : 0 1"));
-  EXPECT_FALSE(ParseNcclTransportLine(
-      "vm:720:720 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0"));
+      ParseNcclTransportLine("vm:720:720 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0"));
   EXPECT_FALSE(ParseNcclTransportLine(""));
 }
 
@@ -116,8 +116,7 @@ TEST(NcclLog, IbLogShowsGdrdmaPerPath) {
   NcclLogSummary s = ParseNcclLog(kIbLog);
   EXPECT_EQ(s.version, "2.21.5+cuda12.4");
   EXPECT_EQ(s.network, "IB");
-  EXPECT_EQ(s.interfaces,
-            (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_4"}));
+  EXPECT_EQ(s.interfaces, (std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_4"}));
   EXPECT_EQ(s.devices[2].rest, "1/RoCE");
   EXPECT_EQ(s.nranks, 16);
   EXPECT_EQ(s.nnodes, 2);
@@ -161,8 +160,8 @@ TEST(NcclLog, IntraNodeTransportsAreNamed) {
 }
 
 TEST(NcclLog, OtherP2pShapesParse) {
-  auto ipc = ParseNcclTransportLine(
-      "h:1:1 [1] NCCL INFO Channel 03/1 : 1[1] -> 2[2] via P2P/IPC/read/CE");
+  auto ipc =
+      ParseNcclTransportLine("h:1:1 [1] NCCL INFO Channel 03/1 : 1[1] -> 2[2] via P2P/IPC/read/CE");
   ASSERT_TRUE(ipc);
   EXPECT_EQ(ipc->transport, "P2P");
   EXPECT_EQ(ipc->detail, "IPC/read/CE");

@@ -31,15 +31,13 @@ std::vector<std::string> NcclRankNodes(const std::vector<NcclMember*>& group) {
   return out;
 }
 
-Json NcclMpiRequest(const std::vector<NcclMember*>& group,
-                    const NcclSettings& s) {
+Json NcclMpiRequest(const std::vector<NcclMember*>& group, const NcclSettings& s) {
   Json ranks = Json::array();
   for (const NcclMember* m : group) {
     Json env = Json::object();
     for (const auto& [k, v] : m->env) env[k] = v;
     for (int g = 0; g < m->gpus; ++g) {
-      ranks.push_back(
-          {{"env", env}, {"library_paths", m->library_paths}, {"gpu", g}});
+      ranks.push_back({{"env", env}, {"library_paths", m->library_paths}, {"gpu", g}});
     }
   }
   return {{"sizes", s.sizes},
@@ -50,8 +48,7 @@ Json NcclMpiRequest(const std::vector<NcclMember*>& group,
 }
 
 std::string NcclMpiHostfile(const std::vector<NcclMember*>& group,
-                            const std::vector<std::string>& addresses,
-                            bool local) {
+                            const std::vector<std::string>& addresses, bool local) {
   std::string out =
       "# written by clustercheck's nccl stage: ranks fill each line's slots, "
       "one per GPU\n";
@@ -67,8 +64,8 @@ std::string NcclMpiHostfile(const std::vector<NcclMember*>& group,
   return out;
 }
 
-std::vector<RankReport> ParseNcclMpirun(
-    const std::vector<std::string>& rank_nodes, const NcclMpirunOutput& out) {
+std::vector<RankReport> ParseNcclMpirun(const std::vector<std::string>& rank_nodes,
+                                        const NcclMpirunOutput& out) {
   std::vector<RankReport> reps(rank_nodes.size());
   std::vector<bool> hello(rank_nodes.size()), done(rank_nodes.size());
   std::vector<std::string> logs(rank_nodes.size());
@@ -78,8 +75,7 @@ std::vector<RankReport> ParseNcclMpirun(
     size_t at = line.find(kNcclMpiLinePrefix);
     Json m = at == std::string::npos
                  ? Json()
-                 : Json::parse(line.substr(at + sizeof kNcclMpiLinePrefix - 1),
-                               nullptr, false);
+                 : Json::parse(line.substr(at + sizeof kNcclMpiLinePrefix - 1), nullptr, false);
     int rank = m.is_object() ? m.value("rank", -1) : -1;
     if (rank < 0 || rank >= static_cast<int>(reps.size())) {
       other.push_back(line);
@@ -103,8 +99,8 @@ std::vector<RankReport> ParseNcclMpirun(
     if (AddNcclResult(name, data, &rep)) done[static_cast<size_t>(rank)] = true;
   }
   std::string said = Tail(other);
-  std::string exit = "mpirun exited " + std::to_string(out.exit_code) +
-                     (said.empty() ? "" : ": " + said);
+  std::string exit =
+      "mpirun exited " + std::to_string(out.exit_code) + (said.empty() ? "" : ": " + said);
   for (size_t r = 0; r < reps.size(); ++r) {
     if (done[r]) continue;
     RankReport& rep = reps[r];
@@ -113,8 +109,7 @@ std::vector<RankReport> ParseNcclMpirun(
       rep.outcome = Outcome::kHang;
       rep.step = rep.sizes.empty() ? "init" : "run";
       rep.reason = who + " gave no outcome within mpirun's deadline (" +
-                   std::to_string(static_cast<int>(out.timeout_s)) +
-                   " s); mpirun was killed";
+                   std::to_string(static_cast<int>(out.timeout_s)) + " s); mpirun was killed";
     } else if (!hello[r]) {
       rep.outcome = Outcome::kError;
       rep.step = "launch";

@@ -31,15 +31,13 @@ std::vector<std::string> NcclRankNodes(const std::vector<NcclMember*>& group);
 // The probe's --request JSON: the settings' sizes, iters, warmup,
 // timeout_s, and per rank its node's env and library_paths and its GPU
 // (0 .. gpus-1 within its node, as the agent launcher numbers them).
-nlohmann::json NcclMpiRequest(const std::vector<NcclMember*>& group,
-                              const NcclSettings& s);
+nlohmann::json NcclMpiRequest(const std::vector<NcclMember*>& group, const NcclSettings& s);
 
 // One "ADDRESS slots=GPUS" line per member (after a comment naming it);
 // `addresses` parallel to the group. Local runs (every node is this
 // machine) get one "localhost slots=TOTAL" line instead.
 std::string NcclMpiHostfile(const std::vector<NcclMember*>& group,
-                            const std::vector<std::string>& addresses,
-                            bool local);
+                            const std::vector<std::string>& addresses, bool local);
 
 // What came back from one mpirun of the probe.
 struct NcclMpirunOutput {
@@ -55,8 +53,8 @@ struct NcclMpirunOutput {
 // "launch" when the rank never said hello (mpirun could not start it),
 // `fail` when it started and ended without one; each reason carries
 // mpirun's exit code and the last lines Open MPI printed.
-std::vector<RankReport> ParseNcclMpirun(
-    const std::vector<std::string>& rank_nodes, const NcclMpirunOutput& out);
+std::vector<RankReport> ParseNcclMpirun(const std::vector<std::string>& rank_nodes,
+                                        const NcclMpirunOutput& out);
 
 // Runs each group as one mpirun, all at once; the same contract as
 // RunNcclBatch. Without mpirun (or not Open MPI's) or without the probe
@@ -64,7 +62,6 @@ std::vector<RankReport> ParseNcclMpirun(
 // null) gets each group's mpirun argv (empty when none ran).
 std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,
-    const NcclSettings& settings,
-    std::vector<std::vector<std::string>>* argvs);
+    const NcclSettings& settings, std::vector<std::vector<std::string>>* argvs);
 
 }  // namespace cc

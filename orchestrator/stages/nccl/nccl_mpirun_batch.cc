@@ -4,9 +4,9 @@
 #include <thread>
 
 #include "agent/nccl_request.h"
+#include "orchestrator/run/install_layout.h"
 #include "orchestrator/stages/mpi/mpirun_exec.h"
 #include "orchestrator/stages/nccl/nccl_mpirun.h"
-#include "orchestrator/run/install_layout.h"
 
 namespace cc {
 namespace {
@@ -14,9 +14,8 @@ namespace {
 // mpirun's own start (ssh, orted) on top of the probe's deadlines.
 constexpr double kLaunchSlackS = 45;
 
-std::vector<RankReport> SkipAll(const std::vector<NcclMember*>& group,
-                                Outcome o, const std::string& step,
-                                const std::string& why) {
+std::vector<RankReport> SkipAll(const std::vector<NcclMember*>& group, Outcome o,
+                                const std::string& step, const std::string& why) {
   std::vector<RankReport> out;
   for (const std::string& node : NcclRankNodes(group)) {
     RankReport r;
@@ -32,15 +31,14 @@ std::vector<RankReport> SkipAll(const std::vector<NcclMember*>& group,
 }  // namespace
 
 std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
-    StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,
-    const NcclSettings& s, std::vector<std::vector<std::string>>* argvs) {
+    StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups, const NcclSettings& s,
+    std::vector<std::vector<std::string>>* argvs) {
   std::vector<std::vector<RankReport>> out(groups.size());
   std::vector<std::vector<std::string>> argv(groups.size());
   std::string mpirun = FindOnPath("mpirun"), version;
   std::string probe = HelperProgram(kNcclMpiProbe);
-  std::string why =
-      mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
-                     : OpenMpiProblem(mpirun, &version);
+  std::string why = mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
+                                   : OpenMpiProblem(mpirun, &version);
   if (why.empty() && access(probe.c_str(), X_OK) != 0) {
     why = "no " + probe +
           " (built only where Open MPI's headers are; launcher = \"mpirun\" "
@@ -54,8 +52,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     if (argvs) *argvs = argv;
     return out;
   }
-  const double timeout =
-      s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kLaunchSlackS;
+  const double timeout = s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kLaunchSlackS;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& group = groups[i];
@@ -94,8 +91,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
       MpirunRun run = RunMpirun(argv[i], timeout);
       NcclMpirunOutput res;
       res.lines = run.stdout_lines;
-      res.lines.insert(res.lines.end(), run.stderr_lines.begin(),
-                       run.stderr_lines.end());
+      res.lines.insert(res.lines.end(), run.stderr_lines.begin(), run.stderr_lines.end());
       res.hung = run.hung;
       res.exit_code = run.exit_code;
       res.timeout_s = timeout;

@@ -70,8 +70,7 @@ TEST(NcclMpiHostfile, GivesEachNodeOneSlotPerGpuOrOneLocalLine) {
   Group g;
   EXPECT_THAT(NcclMpiHostfile(g.ptrs, {"10.0.0.1", "10.0.0.2"}, false),
               HasSubstr("# gpu001\n10.0.0.1 slots=2\n# gpu002\n10.0.0.2 slots=1\n"));
-  EXPECT_THAT(NcclMpiHostfile(g.ptrs, {"a", "b"}, true),
-              HasSubstr("\nlocalhost slots=3\n"));
+  EXPECT_THAT(NcclMpiHostfile(g.ptrs, {"a", "b"}, true), HasSubstr("\nlocalhost slots=3\n"));
 }
 
 TEST(MpirunArgv, MapsBySlotWhenAskedSoRanksFillANodeFirst) {
@@ -94,7 +93,8 @@ TEST(ParseNcclMpirun, TakesEachRanksSizesLogSetupAndOutcome) {
   out.exit_code = 0;
   out.lines = {
       "some Open MPI chatter",
-      Hello(0), Hello(1),
+      Hello(0),
+      Hello(1),
       Line(0, {{"type", "result"}, {"name", "setup"}, {"data", {{"nccl_version", "2.28.3"}}}}),
       Line(1, {{"type", "result"}, {"name", "size"}, {"data", {{"bytes", 1024}, {"busbw", 1.5}}}}),
       Line(1, {{"type", "result"}, {"name", "nccl_log"}, {"data", {{"text", "NCCL INFO x\n"}}}}),
@@ -118,12 +118,16 @@ TEST(ParseNcclMpirun, JoinsTheLogPartsOfEachRankWhenTheRanksInterleave) {
     return Line(rank, {{"type", "result"}, {"name", "nccl_log_part"}, {"data", {{"text", text}}}});
   };
   out.lines = {
-      Hello(0), Hello(1),
-      part(0, "rank0 a\n"), part(1, "rank1 a\n"), part(0, "rank0 b: via NET/Socket/0\n"),
+      Hello(0),
+      Hello(1),
+      part(0, "rank0 a\n"),
+      part(1, "rank1 a\n"),
+      part(0, "rank0 b: via NET/Socket/0\n"),
       part(1, "rank1 b\n"),
       Line(1, {{"type", "result"}, {"name", "nccl_log"}, {"data", {{"bytes", 16}, {"parts", 2}}}}),
       Line(0, {{"type", "result"}, {"name", "nccl_log"}, {"data", {{"bytes", 33}, {"parts", 2}}}}),
-      OutcomeLine(0, "pass", ""), OutcomeLine(1, "pass", ""),
+      OutcomeLine(0, "pass", ""),
+      OutcomeLine(1, "pass", ""),
   };
   auto reps = ParseNcclMpirun({"n1", "n2"}, out);
   ASSERT_EQ(reps.size(), 2u);
@@ -170,8 +174,12 @@ TEST(ParseNcclMpirun, NamesRanksThatNeverStartedWithWhatOpenMpiSaid) {
 TEST(ParseNcclMpirun, FailsARankThatStartedButEndedWithoutAnOutcome) {
   NcclMpirunOutput out;
   out.exit_code = 139;
-  out.lines = {Hello(0), Hello(1), OutcomeLine(0, "pass", ""), "Segmentation fault",
-               Line(7, {{"type", "hello"}}), "CCNCCL {not json"};
+  out.lines = {Hello(0),
+               Hello(1),
+               OutcomeLine(0, "pass", ""),
+               "Segmentation fault",
+               Line(7, {{"type", "hello"}}),
+               "CCNCCL {not json"};
   auto reps = ParseNcclMpirun({"n1", "n2"}, out);
   EXPECT_EQ(reps[0].outcome, Outcome::kPass);
   EXPECT_EQ(reps[1].outcome, Outcome::kFail);

@@ -39,8 +39,7 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
     if (!sizes.ok()) return bad("sizes: " + sizes.status().message());
     for (uint64_t b : *sizes) {
       if (b % 4 != 0)
-        return bad("sizes: " + FormatSize(b) +
-                   " is not a multiple of 4 bytes (float)");
+        return bad("sizes: " + FormatSize(b) + " is not a multiple of 4 bytes (float)");
     }
     s.sizes = *sizes;
   }
@@ -49,12 +48,10 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   s.timeout_s = j.value("timeout_s", s.timeout_s);
   s.policy.require_net = j.value("require_net", std::string());
   s.policy.require_gdrdma = j.value("require_gdrdma", false);
-  if (j.contains("gpus_per_node"))
-    s.gpus_per_node = j["gpus_per_node"].get<int>();
+  if (j.contains("gpus_per_node")) s.gpus_per_node = j["gpus_per_node"].get<int>();
   if (j.contains("env") && j["env"].is_object()) {
     for (const auto& [k, v] : j["env"].items()) {
-      if (!PassedToAgent(k))
-        return bad("env: " + k + " is not an NCCL_* or CUDA_* variable");
+      if (!PassedToAgent(k)) return bad("env: " + k + " is not an NCCL_* or CUDA_* variable");
       s.env[k] = v.is_string() ? v.get<std::string>() : v.dump();
     }
   }
@@ -63,13 +60,11 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   if (s.outlier_fraction > 1) return bad("outlier_fraction: must be at most 1");
   if (j.contains("phases")) {
     s.phases.clear();
-    static const std::set<std::string> kPhases = {"intra", "pairs", "cluster",
-                                                  "isolate"};
+    static const std::set<std::string> kPhases = {"intra", "pairs", "cluster", "isolate"};
     for (const auto& p : j["phases"]) {
       std::string name = p.get<std::string>();
       if (!kPhases.count(name)) {
-        return bad("phases: unknown phase '" + name +
-                   "' (known: intra, pairs, cluster, isolate)");
+        return bad("phases: unknown phase '" + name + "' (known: intra, pairs, cluster, isolate)");
       }
       s.phases.push_back(name);
     }
@@ -77,22 +72,20 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   s.isolate_max_tests = j.value("isolate_max_tests", 0);
   s.launcher = j.value("launcher", std::string("agent"));
   if (s.launcher != "agent" && s.launcher != "mpirun") {
-    return bad("launcher: '" + s.launcher +
-               "' is not one of \"agent\", \"mpirun\"");
+    return bad("launcher: '" + s.launcher + "' is not one of \"agent\", \"mpirun\"");
   }
   return s;
 }
 
-std::map<std::string, std::string> NcclEnvFor(
-    const Json& selection, const std::map<std::string, std::string>& stage_env,
-    const std::map<std::string, std::string>& node_env) {
+std::map<std::string, std::string> NcclEnvFor(const Json& selection,
+                                              const std::map<std::string, std::string>& stage_env,
+                                              const std::map<std::string, std::string>& node_env) {
   std::map<std::string, std::string> env;
   if (selection.is_object()) {
     for (const auto& [k, v] : selection.items()) {
       // The NIC stage may leave a key null when it has no recommendation.
       if (!PassedToAgent(k)) continue;
-      if (v.is_string() && !v.get<std::string>().empty())
-        env[k] = v.get<std::string>();
+      if (v.is_string() && !v.get<std::string>().empty()) env[k] = v.get<std::string>();
       if (v.is_number_integer()) env[k] = std::to_string(v.get<long long>());
     }
   }
@@ -103,8 +96,7 @@ std::map<std::string, std::string> NcclEnvFor(
   return env;
 }
 
-int GpusToUse(const Json& facts, std::optional<int> gpus_per_node,
-              std::string* why) {
+int GpusToUse(const Json& facts, std::optional<int> gpus_per_node, std::string* why) {
   const Json gpu = facts.is_object() ? facts.value("gpu", Json()) : Json();
   if (!gpu.is_object()) {
     *why = "no GPU facts for this node (did the facts stage run?)";
@@ -114,15 +106,13 @@ int GpusToUse(const Json& facts, std::optional<int> gpus_per_node,
   int count = gpu.value("count", 0);
   if (status != "ok" || count <= 0) {
     std::string reason = gpu.value("reason", std::string());
-    *why = "no GPU: the facts say gpu " + status +
-           (reason.empty() ? "" : " (" + reason + ")");
+    *why = "no GPU: the facts say gpu " + status + (reason.empty() ? "" : " (" + reason + ")");
     return 0;
   }
   const Json nccl = facts.value("nccl", Json());
   if (nccl.is_object() && nccl.value("status", std::string("ok")) != "ok") {
     std::string reason = nccl.value("reason", std::string());
-    *why = "no usable libnccl.so.2: the facts say nccl " +
-           nccl.value("status", std::string()) +
+    *why = "no usable libnccl.so.2: the facts say nccl " + nccl.value("status", std::string()) +
            (reason.empty() ? "" : " (" + reason + ")");
     return 0;
   }
@@ -140,8 +130,7 @@ Json MergeSizes(const std::vector<RankReport>& ranks, bool* data_ok) {
     for (const Json& s : r.sizes) {
       uint64_t bytes = s.value("bytes", uint64_t{0});
       Json& m = by[bytes];
-      double t = s.value("time_us", 0.0), bw = s.value("busbw", 0.0),
-             al = s.value("algbw", 0.0);
+      double t = s.value("time_us", 0.0), bw = s.value("busbw", 0.0), al = s.value("algbw", 0.0);
       bool ok = s.value("data_ok", false);
       if (!ok) *data_ok = false;
       if (m.is_null()) {
@@ -173,8 +162,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
   Json per_node = Json::object();
   bool any_hang = false;
   for (const RankReport& r : ranks) {
-    j.outcome =
-        r.outcome == Outcome::kPass ? j.outcome : Worse(j.outcome, r.outcome);
+    j.outcome = r.outcome == Outcome::kPass ? j.outcome : Worse(j.outcome, r.outcome);
     any_hang = any_hang || r.outcome == Outcome::kHang;
     all_logs += r.log;
     if (!all_logs.empty() && all_logs.back() != '\n') all_logs += '\n';
@@ -194,8 +182,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
   // waiting for it (a wrong NCCL_SOCKET_IFNAME fails at init on its node).
   std::vector<std::string> failed, hung;
   for (const RankReport& r : ranks) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kError)
-      failed.push_back(r.node);
+    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kError) failed.push_back(r.node);
     if (r.outcome == Outcome::kHang) hung.push_back(r.node);
   }
   if (j.outcome != Outcome::kPass && j.outcome != Outcome::kWarn) {
@@ -204,8 +191,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
     for (const RankReport& r : ranks) {
       if (r.outcome == Outcome::kPass) continue;
       if (!msg.empty()) msg += "; ";
-      msg += r.node + ": " + OutcomeName(r.outcome) +
-             (r.step.empty() ? "" : " at " + r.step) +
+      msg += r.node + ": " + OutcomeName(r.outcome) + (r.step.empty() ? "" : " at " + r.step) +
              (r.reason.empty() ? "" : " (" + r.reason + ")");
     }
     j.message = msg;
@@ -227,8 +213,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
              {"lines", j.transport.evidence}};
   std::set<std::string> kinds;
   for (const ChannelPath& p : j.log.paths) {
-    kinds.insert(p.transport + (p.net.empty() ? "" : "/" + p.net) +
-                 (p.gdrdma ? "/GDRDMA" : ""));
+    kinds.insert(p.transport + (p.net.empty() ? "" : "/" + p.net) + (p.gdrdma ? "/GDRDMA" : ""));
   }
   tr["paths"] = Json(std::vector<std::string>(kinds.begin(), kinds.end()));
   if (!j.log.version.empty()) tr["nccl_version"] = j.log.version;
@@ -238,8 +223,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
                            : "no size measured";
   std::string via = j.log.network.empty() ? "" : ", via NET/" + j.log.network;
   j.message = bw + via;
-  if (j.transport.outcome == Outcome::kFail ||
-      j.transport.outcome == Outcome::kWarn) {
+  if (j.transport.outcome == Outcome::kFail || j.transport.outcome == Outcome::kWarn) {
     j.outcome = Worse(j.outcome, j.transport.outcome);
     j.message += "; " + j.transport.message;
   } else if (j.transport.outcome == Outcome::kError && nodes > 1) {
@@ -250,24 +234,20 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
   }
   if (nodes > 1 && j.log.nnodes > 0 && j.log.nnodes != nodes) {
     j.outcome = Worse(j.outcome, Outcome::kWarn);
-    j.message += "; NCCL saw nNodes " + std::to_string(j.log.nnodes) +
-                 ", expected " + std::to_string(nodes) +
-                 " (NCCL_HOSTID or hostnames alike?)";
+    j.message += "; NCCL saw nNodes " + std::to_string(j.log.nnodes) + ", expected " +
+                 std::to_string(nodes) + " (NCCL_HOSTID or hostnames alike?)";
   }
   return j;
 }
 
-Outcome JudgeBusbw(double busbw, double median, const NcclSettings& s,
-                   std::string* why) {
+Outcome JudgeBusbw(double busbw, double median, const NcclSettings& s, std::string* why) {
   if (s.min_busbw_gbps > 0 && busbw < s.min_busbw_gbps) {
-    *why = "busbw " + Gbps(busbw) + " GB/s below min_busbw_gbps " +
-           Gbps(s.min_busbw_gbps);
+    *why = "busbw " + Gbps(busbw) + " GB/s below min_busbw_gbps " + Gbps(s.min_busbw_gbps);
     return Outcome::kFail;
   }
   if (median > 0 && busbw < s.outlier_fraction * median) {
-    *why = "busbw " + Gbps(busbw) + " GB/s below " +
-           Gbps(s.outlier_fraction * 100) + "% of the pairs' median " +
-           Gbps(median) + " GB/s";
+    *why = "busbw " + Gbps(busbw) + " GB/s below " + Gbps(s.outlier_fraction * 100) +
+           "% of the pairs' median " + Gbps(median) + " GB/s";
     return Outcome::kWarn;
   }
   why->clear();

@@ -21,12 +21,11 @@ namespace cc {
 struct NcclSettings {
   // Message sizes, bytes. Default 1M, 8M, 64M: enough to see bandwidth,
   // short enough that a whole round takes seconds.
-  std::vector<uint64_t> sizes = {uint64_t{1} << 20, uint64_t{8} << 20,
-                                 uint64_t{64} << 20};
-  int iters = 20;          // timed iterations per size
-  int warmup = 5;          // untimed iterations per size
-  double timeout_s = 60;   // the agent's deadline per step (init, each size)
-  TransportPolicy policy;  // require_net, require_gdrdma
+  std::vector<uint64_t> sizes = {uint64_t{1} << 20, uint64_t{8} << 20, uint64_t{64} << 20};
+  int iters = 20;                          // timed iterations per size
+  int warmup = 5;                          // untimed iterations per size
+  double timeout_s = 60;                   // the agent's deadline per step (init, each size)
+  TransportPolicy policy;                  // require_net, require_gdrdma
   std::optional<int> gpus_per_node;        // default: every GPU the facts list
   std::map<std::string, std::string> env;  // [stages.nccl.env]
   double min_busbw_gbps = 0;               // floor; 0 = none
@@ -54,15 +53,13 @@ Result<NcclSettings> ReadNcclSettings(const nlohmann::json& settings);
 // Only NCCL_* and CUDA_* names are passed (the agent accepts no others;
 // the rest of the node env reaches the agent's process anyway). An
 // operator's explicit setting beats the cluster-wide recommendation.
-std::map<std::string, std::string> NcclEnvFor(
-    const nlohmann::json& selection,
-    const std::map<std::string, std::string>& stage_env,
-    const std::map<std::string, std::string>& node_env);
+std::map<std::string, std::string> NcclEnvFor(const nlohmann::json& selection,
+                                              const std::map<std::string, std::string>& stage_env,
+                                              const std::map<std::string, std::string>& node_env);
 
 // GPUs the node's ranks drive: from the facts (gpu.count with status ok),
 // capped by gpus_per_node. 0 with *why set when there are none to use.
-int GpusToUse(const nlohmann::json& facts, std::optional<int> gpus_per_node,
-              std::string* why);
+int GpusToUse(const nlohmann::json& facts, std::optional<int> gpus_per_node, std::string* why);
 
 // What one node's agent said in one test.
 struct RankReport {
@@ -72,8 +69,8 @@ struct RankReport {
   std::string reason;  // the agent's, or why the controller gave up
   std::string step;    // "init", "allreduce 1048576 bytes", "start", ...
   nlohmann::json sizes = nlohmann::json::array();  // the agent's "size" results
-  std::string log;       // NCCL's INFO log of this process
-  nlohmann::json setup;  // the agent's "setup" (versions, paths)
+  std::string log;                                 // NCCL's INFO log of this process
+  nlohmann::json setup;                            // the agent's "setup" (versions, paths)
 };
 
 struct TestJudgement {
@@ -100,7 +97,6 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
 // The slow-test rule: below min_busbw_gbps (when set) is kFail, below
 // outlier_fraction * median (when median > 0) is kWarn, else kPass; *why
 // says which.
-Outcome JudgeBusbw(double busbw, double median, const NcclSettings& s,
-                   std::string* why);
+Outcome JudgeBusbw(double busbw, double median, const NcclSettings& s, std::string* why);
 
 }  // namespace cc

@@ -22,16 +22,14 @@ std::string Fixture(const std::string& name) {
 
 Json Size(uint64_t bytes, double time_us, int nranks, bool ok = true) {
   double secs = time_us / 1e6;
-  return {
-      {"bytes", bytes},
-      {"time_us", time_us},
-      {"algbw", AlgBandwidthGBps(bytes, secs)},
-      {"busbw", BusBandwidthGBps(Collective::kAllReduce, bytes, secs, nranks)},
-      {"data_ok", ok}};
+  return {{"bytes", bytes},
+          {"time_us", time_us},
+          {"algbw", AlgBandwidthGBps(bytes, secs)},
+          {"busbw", BusBandwidthGBps(Collective::kAllReduce, bytes, secs, nranks)},
+          {"data_ok", ok}};
 }
 
-RankReport Rank(const std::string& node, Outcome o,
-                const std::string& log = "") {
+RankReport Rank(const std::string& node, Outcome o, const std::string& log = "") {
   RankReport r;
   r.node = node;
   r.outcome = o;
@@ -43,10 +41,9 @@ RankReport Rank(const std::string& node, Outcome o,
 }
 
 TEST(NcclPlan, SocketPairPassesWithBusbwOfTheLargestSizeAndTheTransport) {
-  auto j = JudgeNcclTest(
-      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
-       Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
-      2, {});
+  auto j = JudgeNcclTest({Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+                          Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
+                         2, {});
   EXPECT_EQ(j.outcome, Outcome::kPass) << j.message;
   ASSERT_TRUE(j.busbw.has_value());
   // 64 MiB in 36 ms, two ranks: algbw = busbw = 67108864 / 0.036 / 1e9.
@@ -60,10 +57,9 @@ TEST(NcclPlan, SocketPairPassesWithBusbwOfTheLargestSizeAndTheTransport) {
 TEST(NcclPlan, RequireGdrdmaFailsASocketPairQuotingTheLines) {
   TransportPolicy p;
   p.require_gdrdma = true;
-  auto j = JudgeNcclTest(
-      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
-       Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
-      2, p);
+  auto j = JudgeNcclTest({Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+                          Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
+                         2, p);
   EXPECT_EQ(j.outcome, Outcome::kFail);
   ASSERT_FALSE(j.transport.evidence.empty());
   EXPECT_NE(j.transport.evidence[0].find("NET/Socket"), std::string::npos);
@@ -71,13 +67,11 @@ TEST(NcclPlan, RequireGdrdmaFailsASocketPairQuotingTheLines) {
 }
 
 TEST(NcclPlan, WrongNodeCountInTheLogWarns) {
-  auto j = JudgeNcclTest(
-      {Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
-       Rank("b", Outcome::kPass), Rank("c", Outcome::kPass)},
-      3, {});
+  auto j = JudgeNcclTest({Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
+                          Rank("b", Outcome::kPass), Rank("c", Outcome::kPass)},
+                         3, {});
   EXPECT_EQ(j.outcome, Outcome::kWarn);
-  EXPECT_NE(j.message.find("nNodes 2, expected 3"), std::string::npos)
-      << j.message;
+  EXPECT_NE(j.message.find("nNodes 2, expected 3"), std::string::npos) << j.message;
 }
 
 TEST(NcclPlan, TheNodeThatFailedWhileOthersHungIsTheCulprit) {
@@ -89,9 +83,7 @@ TEST(NcclPlan, TheNodeThatFailedWhileOthersHungIsTheCulprit) {
   auto j = JudgeNcclTest({a, bad, c}, 3, {});
   EXPECT_EQ(j.outcome, Outcome::kHang);
   EXPECT_EQ(j.culprits, std::vector<std::string>{"b"});
-  EXPECT_NE(j.message.find("b: fail at init (ncclCommInitRank"),
-            std::string::npos)
-      << j.message;
+  EXPECT_NE(j.message.find("b: fail at init (ncclCommInitRank"), std::string::npos) << j.message;
   EXPECT_FALSE(j.busbw.has_value());
 }
 
@@ -114,13 +106,9 @@ TEST(NcclPlan, TheSlowestRankSetsTheBusbw) {
 TEST(NcclPlan, AMultiNodePassWithoutALogCannotProveAPolicy) {
   TransportPolicy p;
   p.require_net = "IB";
-  EXPECT_EQ(JudgeNcclTest(
-                {Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, p)
-                .outcome,
+  EXPECT_EQ(JudgeNcclTest({Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, p).outcome,
             Outcome::kFail);
-  EXPECT_EQ(JudgeNcclTest(
-                {Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, {})
-                .outcome,
+  EXPECT_EQ(JudgeNcclTest({Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, {}).outcome,
             Outcome::kWarn);
 }
 
@@ -142,35 +130,28 @@ TEST(NcclPlan, NodeEnvBeatsStageEnvBeatsTheNicSelection) {
               {"NCCL_IB_HCA", "mlx5_0"},
               {"NCCL_IB_GID_INDEX", ""},
               {"NCCL_IB_TC", 106}};
-  auto env = NcclEnvFor(
-      sel, {{"NCCL_IB_HCA", "mlx5_2"}, {"NCCL_ALGO", "Ring"}},
-      {{"NCCL_SOCKET_IFNAME", "lo"}, {"PATH", "/bin"}, {"NCCL_HOSTID", "h1"}});
+  auto env = NcclEnvFor(sel, {{"NCCL_IB_HCA", "mlx5_2"}, {"NCCL_ALGO", "Ring"}},
+                        {{"NCCL_SOCKET_IFNAME", "lo"}, {"PATH", "/bin"}, {"NCCL_HOSTID", "h1"}});
   EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "lo");
   EXPECT_EQ(env["NCCL_IB_HCA"], "mlx5_2");
   EXPECT_EQ(env["NCCL_ALGO"], "Ring");
   EXPECT_EQ(env["NCCL_HOSTID"], "h1");
   EXPECT_EQ(env.count("PATH"), 0u);
-  EXPECT_EQ(env.count("NCCL_IB_GID_INDEX"), 0u)
-      << "the NIC stage's \"\" means none";
+  EXPECT_EQ(env.count("NCCL_IB_GID_INDEX"), 0u) << "the NIC stage's \"\" means none";
   EXPECT_EQ(env["NCCL_IB_TC"], "106");
   EXPECT_EQ(NcclEnvFor(sel, {}, {})["NCCL_SOCKET_IFNAME"], "eth1");
 }
 
 TEST(NcclPlan, GpusComeFromTheFactsAndANodeWithoutOneSaysWhy) {
   std::string why;
-  Json h200 = {{"gpu", {{"status", "ok"}, {"count", 8}}},
-               {"nccl", {{"status", "ok"}}}};
+  Json h200 = {{"gpu", {{"status", "ok"}, {"count", 8}}}, {"nccl", {{"status", "ok"}}}};
   EXPECT_EQ(GpusToUse(h200, std::nullopt, &why), 8);
   EXPECT_EQ(GpusToUse(h200, 2, &why), 2);
-  Json none = {
-      {"gpu",
-       {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"}}}};
+  Json none = {{"gpu", {{"status", "absent"}, {"reason", "libnvidia-ml.so.1 not found"}}}};
   EXPECT_EQ(GpusToUse(none, std::nullopt, &why), 0);
-  EXPECT_EQ(why,
-            "no GPU: the facts say gpu absent (libnvidia-ml.so.1 not found)");
-  Json no_nccl = {
-      {"gpu", {{"status", "ok"}, {"count", 1}}},
-      {"nccl", {{"status", "absent"}, {"reason", "libnccl.so.2 not found"}}}};
+  EXPECT_EQ(why, "no GPU: the facts say gpu absent (libnvidia-ml.so.1 not found)");
+  Json no_nccl = {{"gpu", {{"status", "ok"}, {"count", 1}}},
+                  {"nccl", {{"status", "absent"}, {"reason", "libnccl.so.2 not found"}}}};
   EXPECT_EQ(GpusToUse(no_nccl, std::nullopt, &why), 0);
   EXPECT_NE(why.find("libnccl.so.2 not found"), std::string::npos);
   EXPECT_EQ(GpusToUse(Json(), std::nullopt, &why), 0);

@@ -14,24 +14,20 @@ struct Finding {
 };
 
 bool SameNet(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
 }
 
-bool IsNetPath(const ChannelPath& p) {
-  return p.transport == "NET" || p.transport == "COLLNET";
-}
+bool IsNetPath(const ChannelPath& p) { return p.transport == "NET" || p.transport == "COLLNET"; }
 
 void AddEvidence(std::vector<std::string>* ev, const std::string& line) {
   if (line.empty() || ev->size() >= kMaxEvidenceLines) return;
   if (std::find(ev->begin(), ev->end(), line) == ev->end()) ev->push_back(line);
 }
 
-std::optional<Finding> CheckNetwork(const NcclLogSummary& s,
-                                    const std::string& want, bool applies,
+std::optional<Finding> CheckNetwork(const NcclLogSummary& s, const std::string& want, bool applies,
                                     size_t net_paths) {
   if (!applies) {
     return Finding{Outcome::kSkip,
@@ -57,11 +53,9 @@ std::optional<Finding> CheckNetwork(const NcclLogSummary& s,
     }
   }
   if (f.evidence.empty()) return std::nullopt;
-  f.message =
-      "NCCL used network '" + s.network + "' where '" + want + "' is required";
+  f.message = "NCCL used network '" + s.network + "' where '" + want + "' is required";
   if (wrong > 0) {
-    f.message += " (" + std::to_string(wrong) + " of " +
-                 std::to_string(net_paths) + " NET paths)";
+    f.message += " (" + std::to_string(wrong) + " of " + std::to_string(net_paths) + " NET paths)";
   }
   return f;
 }
@@ -74,9 +68,7 @@ std::optional<Finding> CheckGdrdma(const NcclLogSummary& s, size_t net_paths) {
                      "(NCCL_DEBUG_SUBSYS must include INIT,NET)",
                      {}};
     }
-    return Finding{Outcome::kSkip,
-                   "no NET path in the log: GPUDirect RDMA does not apply",
-                   {}};
+    return Finding{Outcome::kSkip, "no NET path in the log: GPUDirect RDMA does not apply", {}};
   }
   Finding f{Outcome::kFail, "", {}};
   size_t lacking = 0;
@@ -95,22 +87,18 @@ std::optional<Finding> CheckGdrdma(const NcclLogSummary& s, size_t net_paths) {
   return f;
 }
 
-std::optional<Finding> CheckSocketFallback(const NcclLogSummary& s,
-                                           const TransportHints& hints) {
-  bool ib_seen =
-      hints.ib_devices_present ||
-      std::any_of(s.nets_with_devices.begin(), s.nets_with_devices.end(),
-                  [](const std::string& n) { return SameNet(n, "IB"); });
+std::optional<Finding> CheckSocketFallback(const NcclLogSummary& s, const TransportHints& hints) {
+  bool ib_seen = hints.ib_devices_present ||
+                 std::any_of(s.nets_with_devices.begin(), s.nets_with_devices.end(),
+                             [](const std::string& n) { return SameNet(n, "IB"); });
   if (s.nnodes <= 1 || !ib_seen) return std::nullopt;
   Finding f{Outcome::kWarn, "", {}};
   for (const auto& p : s.paths) {
-    if (IsNetPath(p) && SameNet(p.net, "Socket"))
-      AddEvidence(&f.evidence, p.line);
+    if (IsNetPath(p) && SameNet(p.net, "Socket")) AddEvidence(&f.evidence, p.line);
   }
   if (f.evidence.empty()) return std::nullopt;
   f.evidence.insert(f.evidence.begin(), s.network_line);
-  if (f.evidence.size() > kMaxEvidenceLines)
-    f.evidence.resize(kMaxEvidenceLines);
+  if (f.evidence.size() > kMaxEvidenceLines) f.evidence.resize(kMaxEvidenceLines);
   f.message =
       "multi-node communicator runs over NET/Socket although IB devices are "
       "present (check NCCL_IB_HCA, NCCL_NET, rdma-core)";
@@ -119,8 +107,7 @@ std::optional<Finding> CheckSocketFallback(const NcclLogSummary& s,
 
 }  // namespace
 
-TransportVerdict JudgeTransport(const NcclLogSummary& summary,
-                                const TransportPolicy& policy,
+TransportVerdict JudgeTransport(const NcclLogSummary& summary, const TransportPolicy& policy,
                                 const TransportHints& hints) {
   if (summary.lines == 0) {
     return {Outcome::kError,
@@ -128,8 +115,7 @@ TransportVerdict JudgeTransport(const NcclLogSummary& summary,
             "file not found)",
             {}};
   }
-  size_t net_paths =
-      std::count_if(summary.paths.begin(), summary.paths.end(), IsNetPath);
+  size_t net_paths = std::count_if(summary.paths.begin(), summary.paths.end(), IsNetPath);
   bool multi_node = net_paths > 0 || summary.nnodes > 1;
   std::vector<Finding> findings;
   auto add = [&](std::optional<Finding> f) {
@@ -142,11 +128,9 @@ TransportVerdict JudgeTransport(const NcclLogSummary& summary,
   add(CheckSocketFallback(summary, hints));
   if (!summary.warnings.empty()) {
     Finding f{Outcome::kWarn,
-              std::to_string(summary.warnings.size()) +
-                  " NCCL WARN line(s) in the log",
+              std::to_string(summary.warnings.size()) + " NCCL WARN line(s) in the log",
               {}};
-    for (const auto& w : summary.warnings)
-      AddEvidence(&f.evidence, "NCCL WARN " + w);
+    for (const auto& w : summary.warnings) AddEvidence(&f.evidence, "NCCL WARN " + w);
     findings.push_back(std::move(f));
   }
 
@@ -159,14 +143,12 @@ TransportVerdict JudgeTransport(const NcclLogSummary& summary,
     for (const auto& e : f.evidence) AddEvidence(&v.evidence, e);
   }
   if (v.outcome == Outcome::kPass) {
-    v.message = "network " + (summary.network.empty() ? std::string("unknown")
-                                                      : summary.network);
+    v.message = "network " + (summary.network.empty() ? std::string("unknown") : summary.network);
     if (net_paths > 0) {
-      size_t gdr = std::count_if(
-          summary.paths.begin(), summary.paths.end(),
-          [](const ChannelPath& p) { return IsNetPath(p) && p.gdrdma; });
-      v.message += ", " + std::to_string(gdr) + "/" +
-                   std::to_string(net_paths) + " NET paths with GDRDMA";
+      size_t gdr = std::count_if(summary.paths.begin(), summary.paths.end(),
+                                 [](const ChannelPath& p) { return IsNetPath(p) && p.gdrdma; });
+      v.message +=
+          ", " + std::to_string(gdr) + "/" + std::to_string(net_paths) + " NET paths with GDRDMA";
     }
   }
   return v;

@@ -39,8 +39,7 @@ inline constexpr size_t kMaxEvidenceLines = 8;
 // Returns pass, warn (fallback to Socket with IB present; NCCL WARN lines),
 // fail (policy broken), skip (the policy does not apply: no NET path to
 // check) or error (the log says nothing: empty, or no network named).
-TransportVerdict JudgeTransport(const NcclLogSummary& summary,
-                                const TransportPolicy& policy,
+TransportVerdict JudgeTransport(const NcclLogSummary& summary, const TransportPolicy& policy,
                                 const TransportHints& hints = {});
 
 }  // namespace cc

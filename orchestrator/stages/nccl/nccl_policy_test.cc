@@ -1,17 +1,17 @@
 #include "orchestrator/stages/nccl/nccl_policy.h"
-#include "build_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "build_paths.h"
+
 namespace cc {
 namespace {
 
 NcclLogSummary SocketFixture() {
-  std::ifstream in(std::string(CLUSTERCHECK_FIXTURES) +
-                   "/nccl/socket-2hosts-1gpu-rank0.log");
+  std::ifstream in(std::string(CLUSTERCHECK_FIXTURES) + "/nccl/socket-2hosts-1gpu-rank0.log");
   std::stringstream ss;
   ss << in.rdbuf();
   return ParseNcclLog(ss.str());
@@ -27,11 +27,10 @@ NcclLogSummary IbLog(bool gdr_everywhere) {
       "localRank 0 MNNVL 0\n"
       "g1:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via "
       "NET/IB/0/GDRDMA\n";
-  text += gdr_everywhere
-              ? "g1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
-                "NET/IB/0/GDRDMA\n"
-              : "g1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
-                "NET/IB/0\n";
+  text += gdr_everywhere ? "g1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
+                           "NET/IB/0/GDRDMA\n"
+                         : "g1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
+                           "NET/IB/0\n";
   return ParseNcclLog(text);
 }
 
@@ -58,8 +57,7 @@ TEST(NcclPolicy, RequiringIbPassesOnIb) {
 }
 
 TEST(NcclPolicy, RequiringSocketPassesOnTheSocketFixture) {
-  EXPECT_EQ(JudgeTransport(SocketFixture(), {"Socket", false}).outcome,
-            Outcome::kPass);
+  EXPECT_EQ(JudgeTransport(SocketFixture(), {"Socket", false}).outcome, Outcome::kPass);
 }
 
 TEST(NcclPolicy, RequiringGdrdmaFailsOnAPathWithoutIt) {

@@ -29,13 +29,13 @@
 
 #include "common/hostlist.h"
 #include "common/median.h"
-#include "orchestrator/stages/nccl/attribution.h"
 #include "orchestrator/run/confirm_node.h"
+#include "orchestrator/run/schedule.h"
+#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/stages/nccl/attribution.h"
 #include "orchestrator/stages/nccl/nccl_isolation.h"
 #include "orchestrator/stages/nccl/nccl_launch.h"
 #include "orchestrator/stages/nccl/nccl_mpirun.h"
-#include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
 
 namespace cc {
 namespace {
@@ -60,13 +60,12 @@ class NcclStage : public Stage {
   void Members(StageContext& ctx);
   // Runs the groups at once and judges each (slow ones as JudgeBusbw says
   // against the pairs' median, when `slow` is set).
-  std::vector<TestJudgement> Batch(StageContext& ctx,
-                                   const std::vector<NodeGroup>& groups,
+  std::vector<TestJudgement> Batch(StageContext& ctx, const std::vector<NodeGroup>& groups,
                                    double deadline_factor = 1);
   // Batch(), then the broken groups once more with longer deadlines:
   // per group its first judgement and, when it was retested, the retest.
-  std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>>
-  ConfirmedBatch(StageContext& ctx, const std::vector<NodeGroup>& groups);
+  std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> ConfirmedBatch(
+      StageContext& ctx, const std::vector<NodeGroup>& groups);
   void ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results);
   void Intra(StageContext& ctx);
   NodeResult IntraResult(const std::string& node, const TestJudgement& j);
@@ -77,15 +76,13 @@ class NcclStage : public Stage {
   // The result of an isolation test of `group` (a pair, or a larger group
   // named by its first and last node) and its retest, if any, merged and
   // counted; *why: the speed judgement of the attempt that stands.
-  PairResult ConfirmedPair(
-      const NodeGroup& group,
-      const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
-      std::string* why);
-  PairResult MakePair(const std::string& a, const std::string& b,
-                      const TestJudgement& j, const std::string& phase);
+  PairResult ConfirmedPair(const NodeGroup& group,
+                           const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
+                           std::string* why);
+  PairResult MakePair(const std::string& a, const std::string& b, const TestJudgement& j,
+                      const std::string& phase);
   Outcome WithSpeed(const TestJudgement& j, std::string* why) const;
-  void RecordVerdicts(StageContext& ctx, const Attribution& a,
-                      const IsolationResult& iso);
+  void RecordVerdicts(StageContext& ctx, const Attribution& a, const IsolationResult& iso);
 
   NcclSettings s_;
   std::vector<NcclMember> members_;
@@ -140,9 +137,8 @@ void NcclStage::Members(StageContext& ctx) {
   }
 }
 
-std::vector<TestJudgement> NcclStage::Batch(
-    StageContext& ctx, const std::vector<NodeGroup>& groups,
-    double deadline_factor) {
+std::vector<TestJudgement> NcclStage::Batch(StageContext& ctx, const std::vector<NodeGroup>& groups,
+                                            double deadline_factor) {
   std::vector<std::vector<NcclMember*>> g;
   for (const NodeGroup& names : groups) {
     std::vector<NcclMember*> ms;
@@ -152,12 +148,11 @@ std::vector<TestJudgement> NcclStage::Batch(
   std::vector<std::vector<std::string>> argvs;
   NcclSettings s = s_;
   s.timeout_s *= deadline_factor;
-  auto reports = s.launcher == "mpirun" ? RunNcclMpirunBatch(ctx, g, s, &argvs)
-                                        : RunNcclBatch(ctx, g, s);
+  auto reports =
+      s.launcher == "mpirun" ? RunNcclMpirunBatch(ctx, g, s, &argvs) : RunNcclBatch(ctx, g, s);
   std::vector<TestJudgement> out;
   for (size_t i = 0; i < reports.size(); ++i) {
-    out.push_back(JudgeNcclTest(reports[i], static_cast<int>(groups[i].size()),
-                                s_.policy));
+    out.push_back(JudgeNcclTest(reports[i], static_cast<int>(groups[i].size()), s_.policy));
     if (i < argvs.size() && !argvs[i].empty()) {
       out.back().evidence["mpirun_argv"] = argvs[i];
       Json& mp = meta_["mpirun"];
@@ -171,9 +166,8 @@ std::vector<TestJudgement> NcclStage::Batch(
   return out;
 }
 
-std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>>
-NcclStage::ConfirmedBatch(StageContext& ctx,
-                          const std::vector<NodeGroup>& groups) {
+std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> NcclStage::ConfirmedBatch(
+    StageContext& ctx, const std::vector<NodeGroup>& groups) {
   std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> out;
   std::vector<NodeGroup> again;
   for (TestJudgement& j : Batch(ctx, groups)) {
@@ -196,19 +190,16 @@ Outcome NcclStage::WithSpeed(const TestJudgement& j, std::string* why) const {
   return Worse(j.outcome, JudgeBusbw(*j.busbw, median_, s_, why));
 }
 
-NodeResult NcclStage::IntraResult(const std::string& n,
-                                  const TestJudgement& j) {
+NodeResult NcclStage::IntraResult(const std::string& n, const TestJudgement& j) {
   NodeResult r;
   r.node = n;
   r.stage = "nccl";
   r.check = "intra-node";
   r.outcome = j.outcome;
   int gpus = by_name_[n]->gpus;
-  r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s"
-                                : std::to_string(gpus) + " GPU";
+  r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU";
   // One rank moves no data between GPUs: no busbw, only the data check.
-  bool one = gpus == 1 &&
-             (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
+  bool one = gpus == 1 && (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
   r.message = one ? "1 GPU: AllReduce on one rank ran and its data checked out"
                   : std::to_string(gpus) + " GPU(s): " + j.message;
   r.evidence = j.evidence;
@@ -229,15 +220,13 @@ void NcclStage::Intra(StageContext& ctx) {
     }
     intra_[n] = r.outcome;
     // A node that cannot run NCCL alone would only break every pair.
-    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kWarn)
-      still.push_back(n);
+    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kWarn) still.push_back(n);
     ctx.Record(r);
   }
   active_ = still;
 }
 
-PairResult NcclStage::MakePair(const std::string& a, const std::string& b,
-                               const TestJudgement& j,
+PairResult NcclStage::MakePair(const std::string& a, const std::string& b, const TestJudgement& j,
                                const std::string& phase) {
   PairResult r;
   r.stage = "nccl";
@@ -284,19 +273,16 @@ void NcclStage::Pairs(StageContext& ctx) {
       }
     }
     // Slow counts as broken for naming: a slow node is slow with everyone.
-    pair_outcomes_.push_back(
-        {r.src, r.dst, r.state == "slow" ? Outcome::kFail : r.outcome});
+    pair_outcomes_.push_back({r.src, r.dst, r.state == "slow" ? Outcome::kFail : r.outcome});
   }
-  meta_["pairs"] = {{"rounds", rounds.size()},
-                    {"tests", results.size()},
-                    {"median_busbw_gbps", median_}};
+  meta_["pairs"] = {
+      {"rounds", rounds.size()}, {"tests", results.size()}, {"median_busbw_gbps", median_}};
   ctx.Record(std::move(results));
 }
 
 // After the burst: each broken pair once more, in rounds where no node is
 // in two pairs, with longer deadlines; merged with its first attempt.
-void NcclStage::ConfirmPairs(StageContext& ctx,
-                             std::vector<PairResult>* results) {
+void NcclStage::ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results) {
   std::vector<size_t> broken = ToConfirm(*results);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (size_t i : broken) pairs.push_back({(*results)[i].src, (*results)[i].dst});
@@ -323,9 +309,8 @@ NodeResult NcclStage::ClusterResult(const TestJudgement& j) const {
   r.check = "cluster";
   r.outcome = WithSpeed(j, &why);
   r.value = j.busbw ? Gb(*j.busbw) + " GB/s" : "";
-  r.message = std::to_string(active_.size()) + " nodes (" +
-              FoldHostlist(active_) + "): " + j.message +
-              (why.empty() ? "" : "; " + why);
+  r.message = std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
+              "): " + j.message + (why.empty() ? "" : "; " + why);
   r.evidence = j.evidence;
   r.evidence["nodes"] = active_;
   return r;
@@ -346,16 +331,13 @@ void NcclStage::Cluster(StageContext& ctx) {
 }
 
 PairResult NcclStage::ConfirmedPair(
-    const NodeGroup& group,
-    const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
+    const NodeGroup& group, const std::pair<TestJudgement, std::optional<TestJudgement>>& tested,
     std::string* why) {
-  PairResult r =
-      MakePair(group.front(), group.back(), tested.first, "isolate");
+  PairResult r = MakePair(group.front(), group.back(), tested.first, "isolate");
   r.outcome = WithSpeed(tested.first, why);
   if (!tested.second) return r;
   std::string retest_why;
-  PairResult again =
-      MakePair(group.front(), group.back(), *tested.second, "isolate");
+  PairResult again = MakePair(group.front(), group.back(), *tested.second, "isolate");
   again.outcome = WithSpeed(*tested.second, &retest_why);
   r = Confirm(r, again);
   retests_.Add(r);
@@ -383,9 +365,7 @@ void NcclStage::Isolate(StageContext& ctx) {
       std::string why;
       PairResult r = ConfirmedPair(groups[i], js[i], &why);
       Outcome o = r.outcome;
-      in.pairs.push_back(
-          {r.src, r.dst,
-           o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
+      in.pairs.push_back({r.src, r.dst, o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
       probe_results.push_back(std::move(r));
       ++probes;
     }
@@ -395,11 +375,9 @@ void NcclStage::Isolate(StageContext& ctx) {
 
   // A broken (or slow) whole-cluster test that the pairs do not explain.
   IsolationResult iso;
-  bool cluster_bad =
-      cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
+  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
   bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
-  if (cluster_bad && !explained && active_.size() >= 2 &&
-      !InterruptFlag().load()) {
+  if (cluster_bad && !explained && active_.size() >= 2 && !InterruptFlag().load()) {
     bool slow_only = !Broken(cluster_outcome_);
     IsolationOptions o;
     o.known_good.insert(a.known_good.begin(), a.known_good.end());
@@ -418,9 +396,7 @@ void NcclStage::Isolate(StageContext& ctx) {
             if (slow_only && !why.empty()) oc = Outcome::kFail;
             out.push_back(oc);
             if (groups[i].size() == 2) {
-              r.outcome =
-                  Worse(r.outcome,
-                        oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
+              r.outcome = Worse(r.outcome, oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
               pairs.push_back(std::move(r));
             }
           }
@@ -437,14 +413,13 @@ void NcclStage::Isolate(StageContext& ctx) {
                      {"size", t.nodes.size()},
                      {"outcome", OutcomeName(t.outcome)}});
   }
-  meta_["isolation"] = {
-      {"pair_probes", probes},
-      {"pair_probe_rounds", probe_rounds},
-      {"group_tests", iso.tests.size()},
-      {"group_rounds", iso.rounds},
-      {"runs_after_cluster", probes + static_cast<int>(iso.tests.size())},
-      {"budget_exhausted", iso.budget_exhausted},
-      {"tests", tests}};
+  meta_["isolation"] = {{"pair_probes", probes},
+                        {"pair_probe_rounds", probe_rounds},
+                        {"group_tests", iso.tests.size()},
+                        {"group_rounds", iso.rounds},
+                        {"runs_after_cluster", probes + static_cast<int>(iso.tests.size())},
+                        {"budget_exhausted", iso.budget_exhausted},
+                        {"tests", tests}};
   RecordVerdicts(ctx, a, iso);
 }
 
@@ -452,11 +427,10 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
                                const IsolationResult& iso) {
   int runs = meta_["isolation"]["runs_after_cluster"].get<int>();
   // Say what naming it cost when it took runs beyond the planned phases.
-  std::string cost =
-      runs == 0 ? ""
-                : " (isolation: " + std::to_string(runs) + " NCCL run" +
-                      (runs == 1 ? "" : "s") +
-                      (cluster_ ? " after the whole-cluster test)" : ")");
+  std::string cost = runs == 0 ? ""
+                               : " (isolation: " + std::to_string(runs) + " NCCL run" +
+                                     (runs == 1 ? "" : "s") +
+                                     (cluster_ ? " after the whole-cluster test)" : ")");
   auto row = [&](const std::string& node, const std::string& kind, Outcome o,
                  const std::string& msg, Json ev) {
     NodeResult r;
@@ -477,15 +451,13 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
         {{"nodes", {b.node}},
          {"failed_with", b.failed_with},
          {"passed_with", b.passed_with},
-         {"next_step",
-          "drain " + b.node + "; check its NICs, GPUs and NCCL env"}});
+         {"next_step", "drain " + b.node + "; check its NICs, GPUs and NCCL env"}});
   }
   for (const std::string& n : iso.bad_nodes) {
     if (!named.insert(n).second) continue;
     row(n, "bad-node", Outcome::kFail,
         n + " is bad: every NCCL group with it broke, groups without it worked",
-        {{"nodes", {n}},
-         {"next_step", "drain " + n + "; check its NICs, GPUs and NCCL env"}});
+        {{"nodes", {n}}, {"next_step", "drain " + n + "; check its NICs, GPUs and NCCL env"}});
   }
   std::vector<NodePair> links;
   for (const LinkBlame& l : a.bad_links) links.push_back({l.a, l.b});
@@ -495,8 +467,7 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
         x + " and " + y + " fail together but each works with others",
         {{"nodes", {x, y}},
          {"node_pairs", {{x, y}}},
-         {"next_step", "check the cable, switch ports and routes between " + x +
-                           " and " + y}});
+         {"next_step", "check the cable, switch ports and routes between " + x + " and " + y}});
   }
   std::vector<NodeGroup> unexplained = iso.unexplained;
   for (const auto& [x, y] : a.unexplained) unexplained.push_back({x, y});
@@ -504,9 +475,7 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
     row(FoldHostlist(g), "unexplained", Outcome::kFail,
         "NCCL tests failed, hung or were slow on " + FoldHostlist(g) +
             " and no single node or link explains it",
-        {{"nodes", g},
-         {"next_step",
-          "read the NCCL logs in the evidence; retest at this scale"}});
+        {{"nodes", g}, {"next_step", "read the NCCL logs in the evidence; retest at this scale"}});
   }
 }
 
@@ -528,22 +497,17 @@ Status NcclStage::Run(StageContext& ctx) {
     return Status::Ok();
   }
   size_t n = members_.size();
-  long long estimate =
-      (s_.Has("intra") ? n : 0) + (s_.Has("pairs") ? n * (n - 1) / 2 : 0) + 1;
+  long long estimate = (s_.Has("intra") ? n : 0) + (s_.Has("pairs") ? n * (n - 1) / 2 : 0) + 1;
   ctx.progress().StartStage("nccl", estimate, "tests");
   auto t0 = std::chrono::steady_clock::now();
   if (s_.Has("intra")) Intra(ctx);
   if (s_.Has("pairs") && active_.size() >= 2) Pairs(ctx);
   // Two nodes: their pair already was the whole cluster.
-  bool cluster_adds =
-      active_.size() >= 3 || (active_.size() == 2 && !s_.Has("pairs"));
-  if (s_.Has("cluster") && cluster_adds && !InterruptFlag().load())
-    Cluster(ctx);
+  bool cluster_adds = active_.size() >= 3 || (active_.size() == 2 && !s_.Has("pairs"));
+  if (s_.Has("cluster") && cluster_adds && !InterruptFlag().load()) Cluster(ctx);
   if (s_.Has("isolate") && !InterruptFlag().load()) Isolate(ctx);
   ctx.progress().FinishStage();
-  double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-          .count();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   meta_["nodes"] = n;
   meta_["tested"] = active_;
   meta_["tests"] = tests_;
@@ -558,13 +522,11 @@ Status NcclStage::Run(StageContext& ctx) {
   meta_["retests"] = retests_.ToJson();
   ctx.RecordRetests("nccl", retests_);
   Status st = ctx.store().SetRunMeta(ctx.run_id(), "nccl", meta_);
-  if (!st.ok())
-    ctx.progress().Note("nccl: summary not stored: " + st.ToString());
-  std::string note = "nccl: " + std::to_string(tests_) + " NCCL tests on " +
-                     std::to_string(n) + " nodes in " + Gb(secs) + " s";
+  if (!st.ok()) ctx.progress().Note("nccl: summary not stored: " + st.ToString());
+  std::string note = "nccl: " + std::to_string(tests_) + " NCCL tests on " + std::to_string(n) +
+                     " nodes in " + Gb(secs) + " s";
   if (meta_.contains("isolation")) {
-    note += "; isolation " + meta_["isolation"]["runs_after_cluster"].dump() +
-            " runs";
+    note += "; isolation " + meta_["isolation"]["runs_after_cluster"].dump() + " runs";
   }
   ctx.progress().Note(note);
   return Status::Ok();

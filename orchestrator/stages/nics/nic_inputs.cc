@@ -97,7 +97,8 @@ std::optional<std::string> SubnetOf(const std::string& cidr) {
     return std::nullopt;
   }
   if (prefix < 0 || prefix > bytes * 8) return std::nullopt;
-  for (int bit = prefix; bit < bytes * 8; ++bit) b[bit / 8] &= static_cast<unsigned char>(~(0x80 >> (bit % 8)));
+  for (int bit = prefix; bit < bytes * 8; ++bit)
+    b[bit / 8] &= static_cast<unsigned char>(~(0x80 >> (bit % 8)));
   char text[INET6_ADDRSTRLEN] = {0};
   inet_ntop(family, b, text, sizeof text);
   return std::string(text) + "/" + std::to_string(prefix);

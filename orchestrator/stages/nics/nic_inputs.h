@@ -4,11 +4,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cc {
 
@@ -64,7 +63,7 @@ struct SubnetMember {
 };
 
 struct Subnet {
-  std::string cidr;  // "10.42.0.0/24"
+  std::string cidr;                   // "10.42.0.0/24"
   std::vector<SubnetMember> members;  // node order of the input, one per address
 };
 
@@ -74,12 +73,12 @@ std::vector<Subnet> GroupBySubnet(const std::vector<NodeNics>& nodes);
 
 // What one sender saw of one receiver's address on one subnet.
 struct NicProbe {
-  std::string src;     // sending node
-  std::string dst;     // receiving node
-  std::string subnet;  // "10.42.0.0/24"
-  std::string addr;    // dst's address probed
-  std::string src_nic; // the sender's interface on the subnet
-  std::string dst_nic; // the receiver's interface holding addr
+  std::string src;      // sending node
+  std::string dst;      // receiving node
+  std::string subnet;   // "10.42.0.0/24"
+  std::string addr;     // dst's address probed
+  std::string src_nic;  // the sender's interface on the subnet
+  std::string dst_nic;  // the receiver's interface holding addr
   // TCP: the agent's probe state (port_probe.h) and whose token answered
   // ("" when none did).
   std::string tcp_state;

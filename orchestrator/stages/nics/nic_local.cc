@@ -47,23 +47,19 @@ LocalNics DescribeLocalNics(const NodeNics& node) {
   std::string decoy_note;
   if (!decoys.empty()) {
     decoy_note = "; ";
-    for (size_t i = 0; i < decoys.size(); ++i)
-      decoy_note += (i ? ", " : "") + decoys[i];
+    for (size_t i = 0; i < decoys.size(); ++i) decoy_note += (i ? ", " : "") + decoys[i];
     decoy_note += " virtual: a cluster run tests such interfaces as decoys";
   }
   if (best == nullptr) {
-    out.summary = "no physical interface with an address is up here" +
-                  decoy_note +
+    out.summary = "no physical interface with an address is up here" + decoy_note +
                   "; on a cluster the nics stage picks the network the nodes "
                   "reach each other on";
     return out;
   }
   out.candidate = best->name;
-  out.summary =
-      "would recommend NCCL_SOCKET_IFNAME=" + best->name +
-      " if every node looked like this one (" + Describe(*best) + ")" +
-      decoy_note +
-      "; on a cluster the nics stage proves it with probes between the nodes";
+  out.summary = "would recommend NCCL_SOCKET_IFNAME=" + best->name +
+                " if every node looked like this one (" + Describe(*best) + ")" + decoy_note +
+                "; on a cluster the nics stage proves it with probes between the nodes";
   return out;
 }
 

@@ -18,11 +18,11 @@ NicInfo Nic(std::string name, std::string kind, std::string addr, long long mtu 
 }
 
 TEST(NicLocal, ThePhysicalInterfaceIsPickedAndTheDockerBridgeNamedAsADecoy) {
-  NodeNics node{"local1",
-                {Nic("lo", "loopback", "127.0.0.1/8", 65536),
-                 Nic("docker0", "bridge", "172.17.0.1/16"),
-                 Nic("eth0", "physical", "10.0.0.5/24", 1500, 25000)},
-                {}};
+  NodeNics node{
+      "local1",
+      {Nic("lo", "loopback", "127.0.0.1/8", 65536), Nic("docker0", "bridge", "172.17.0.1/16"),
+       Nic("eth0", "physical", "10.0.0.5/24", 1500, 25000)},
+      {}};
   LocalNics l = DescribeLocalNics(node);
   EXPECT_EQ(l.candidate, "eth0");
   ASSERT_EQ(l.interfaces.size(), 2u) << "loopback left out";
@@ -42,10 +42,12 @@ TEST(NicLocal, TheFasterThenTheLargerMtuWins) {
 }
 
 TEST(NicLocal, WithoutAnAddressedPhysicalInterfaceItSaysSo) {
-  NodeNics node{"n", {Nic("eth0", "physical", ""), Nic("virbr0", "bridge", "192.168.122.1/24")}, {}};
+  NodeNics node{
+      "n", {Nic("eth0", "physical", ""), Nic("virbr0", "bridge", "192.168.122.1/24")}, {}};
   LocalNics l = DescribeLocalNics(node);
   EXPECT_EQ(l.candidate, "");
-  EXPECT_EQ(l.summary.rfind("no physical interface with an address is up here; virbr0 virtual", 0), 0u)
+  EXPECT_EQ(l.summary.rfind("no physical interface with an address is up here; virbr0 virtual", 0),
+            0u)
       << l.summary;
 }
 

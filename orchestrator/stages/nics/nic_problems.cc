@@ -85,11 +85,11 @@ void FoldWrongPrefixes(const std::vector<size_t>& cluster, std::vector<Subnet>& 
         std::string q = PrefixOf(net.cidr);
         if (on[c].count(m->node) || SubnetOf(m->addr + "/" + q) != net.cidr) continue;
         std::string now = FullAddress(*m), want = m->addr + "/" + q;
-        problems[net.cidr].push_back(
-            {m->node, m->nic->name, "prefix", Outcome::kFail,
-             m->node + ": " + m->nic->name + " " + now + " has prefix length /" +
-                 PrefixOf(now) + ", the rest of " + net.cidr + " has /" + q,
-             "set " + m->nic->name + " on " + m->node + " to " + want});
+        problems[net.cidr].push_back({m->node, m->nic->name, "prefix", Outcome::kFail,
+                                      m->node + ": " + m->nic->name + " " + now +
+                                          " has prefix length /" + PrefixOf(now) +
+                                          ", the rest of " + net.cidr + " has /" + q,
+                                      "set " + m->nic->name + " on " + m->node + " to " + want});
         on[c].insert(m->node);
         net.members.push_back(*m);
         moved = true;
@@ -116,19 +116,29 @@ NicProblem Absent(const NodeNics& node, const Subnet& net,
       auto sub = SubnetOf(a);
       if (!sub || cluster_cidrs.count(*sub)) continue;
       std::string free = FreeAddress(net.cidr, AddressesOf(net), AddressPart(a));
-      return {node.node, nic.name, "subnet", Outcome::kFail,
+      return {node.node,
+              nic.name,
+              "subnet",
+              Outcome::kFail,
               node.node + ": " + nic.name + " " + a + " is outside " + net.cidr +
                   ", where the other nodes have their " + usual,
               "set " + nic.name + " on " + node.node + " to " +
                   (free.empty() ? "a free address of " + net.cidr : free + "/" + q)};
     }
     std::string free = FreeAddress(net.cidr, AddressesOf(net));
-    return {node.node, nic.name, "missing", Outcome::kFail,
+    return {node.node,
+            nic.name,
+            "missing",
+            Outcome::kFail,
             node.node + ": no address on " + net.cidr,
             "add " + (free.empty() ? "a free address of " + net.cidr : free + "/" + q) + " to " +
                 nic.name + " on " + node.node};
   }
-  return {node.node, "", "missing", Outcome::kFail, node.node + ": no address on " + net.cidr,
+  return {node.node,
+          "",
+          "missing",
+          Outcome::kFail,
+          node.node + ": no address on " + net.cidr,
           "give " + node.node + " an address on " + net.cidr + " (the other nodes have it on " +
               usual + ")"};
 }
@@ -169,7 +179,8 @@ AddressSharing JudgeSharedAddresses(const Subnet& subnet) {
   for (const std::string& addr : order) {
     const auto& h = holders[addr];
     if (h.size() < 2) continue;
-    bool bridges = std::all_of(h.begin(), h.end(), [](auto* x) { return x->nic->kind == "bridge"; });
+    bool bridges =
+        std::all_of(h.begin(), h.end(), [](auto* x) { return x->nic->kind == "bridge"; });
     std::vector<std::string> names;
     for (const SubnetMember* x : h) names.push_back(x->node);
     if (h.size() * 2 > on || bridges) {

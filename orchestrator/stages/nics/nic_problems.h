@@ -27,7 +27,7 @@ namespace cc {
 
 struct NicProblem {
   std::string node;
-  std::string nic;   // interface ("" when the node has none there)
+  std::string nic;  // interface ("" when the node has none there)
   // "missing", "prefix", "subnet", "duplicate", "down", "unreachable",
   // "mtu", "speed", "ib"
   std::string kind;

@@ -5,7 +5,8 @@
 namespace cc {
 namespace {
 
-NicInfo Nic(const std::string& name, const std::string& addr, const std::string& kind = "physical") {
+NicInfo Nic(const std::string& name, const std::string& addr,
+            const std::string& kind = "physical") {
   NicInfo n;
   n.name = name;
   n.kind = kind;
@@ -107,8 +108,8 @@ TEST(NicProblems, TwoNodesSharingAPhysicalAddressAreADuplicateNotADecoy) {
 }
 
 TEST(NicProblems, TheSameAddressOnMostNodesOrOnBridgesIsADecoy) {
-  auto nodes = Six({{1, "10.42.0.9/24"}, {2, "10.42.0.9/24"}, {3, "10.42.0.9/24"},
-                    {4, "10.42.0.9/24"}});
+  auto nodes =
+      Six({{1, "10.42.0.9/24"}, {2, "10.42.0.9/24"}, {3, "10.42.0.9/24"}, {4, "10.42.0.9/24"}});
   NicGrouping g = GroupIntoNetworks(nodes);
   AddressSharing sh = JudgeSharedAddresses(*Find(g, "10.42.0.0/24"));
   EXPECT_EQ(sh.decoy_addr, "10.42.0.9");
@@ -117,8 +118,10 @@ TEST(NicProblems, TheSameAddressOnMostNodesOrOnBridgesIsADecoy) {
   Subnet virbr{"192.168.122.0/24", {}};
   NicInfo br = Nic("virbr0", "192.168.122.1/24", "bridge");
   NicInfo other = Nic("virbr0", "192.168.122.7/24", "bridge");
-  virbr.members = {{"a", &br, "192.168.122.1"}, {"b", &br, "192.168.122.1"},
-                   {"c", &other, "192.168.122.7"}, {"d", &other, "192.168.122.8"},
+  virbr.members = {{"a", &br, "192.168.122.1"},
+                   {"b", &br, "192.168.122.1"},
+                   {"c", &other, "192.168.122.7"},
+                   {"d", &other, "192.168.122.8"},
                    {"e", &other, "192.168.122.9"}};
   EXPECT_EQ(JudgeSharedAddresses(virbr).decoy_addr, "192.168.122.1");
 }

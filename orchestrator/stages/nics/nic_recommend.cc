@@ -67,7 +67,8 @@ IbChoice ChooseIbHca(const std::vector<NodeNics>& nodes) {
   IbChoice c;
   bool any_ib = false;
   for (const NodeNics& n : nodes) {
-    for (const IbPortInfo& p : n.ib_ports) any_ib |= p.state == "ACTIVE" && p.link_layer == "InfiniBand";
+    for (const IbPortInfo& p : n.ib_ports)
+      any_ib |= p.state == "ACTIVE" && p.link_layer == "InfiniBand";
   }
   const std::string layer = any_ib ? "InfiniBand" : "Ethernet";
   // port name -> nodes where it is active; nodes that have ports of the layer.
@@ -119,10 +120,11 @@ IbChoice ChooseIbHca(const std::vector<NodeNics>& nodes) {
       }
     }
     if (gid_count.size() > 1) {
-      c.notes.push_back("RoCE v2 GID index differs between nodes; " +
-                        std::to_string(*c.gid_index) + " is the most common");
+      c.notes.push_back("RoCE v2 GID index differs between nodes; " + std::to_string(*c.gid_index) +
+                        " is the most common");
     }
-    if (!c.gid_index) c.notes.push_back("RoCE ports without a RoCE v2 GID: NCCL_IB_GID_INDEX unset");
+    if (!c.gid_index)
+      c.notes.push_back("RoCE ports without a RoCE v2 GID: NCCL_IB_GID_INDEX unset");
   }
   return c;
 }
@@ -144,8 +146,11 @@ Json SelectionJson(const NicSelection& s) {
   auto problems = [](const std::vector<NicProblem>& ps) {
     Json a = Json::array();
     for (const NicProblem& p : ps) {
-      a.push_back({{"node", p.node}, {"nic", p.nic}, {"kind", p.kind},
-                   {"outcome", OutcomeName(p.outcome)}, {"message", p.message},
+      a.push_back({{"node", p.node},
+                   {"nic", p.nic},
+                   {"kind", p.kind},
+                   {"outcome", OutcomeName(p.outcome)},
+                   {"message", p.message},
                    {"next_step", p.next_step}});
     }
     return a;

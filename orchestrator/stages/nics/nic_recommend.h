@@ -5,11 +5,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "orchestrator/stages/nics/nic_select.h"
 
@@ -24,8 +23,8 @@ std::string SocketIfname(const std::map<std::string, std::string>& nic_of,
                          const std::vector<NodeNics>& nodes);
 
 struct IbChoice {
-  std::string hca;                // "mlx5_0:1,mlx5_1:1"; "" when none
-  std::optional<int> gid_index;   // RoCE v2 index, when the ports are RoCE
+  std::string hca;                   // "mlx5_0:1,mlx5_1:1"; "" when none
+  std::optional<int> gid_index;      // RoCE v2 index, when the ports are RoCE
   std::vector<NicProblem> problems;  // nodes lacking an active port others have
   std::vector<std::string> notes;
 };

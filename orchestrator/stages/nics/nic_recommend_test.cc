@@ -24,14 +24,16 @@ IbPortInfo Port(const std::string& dev, const std::string& state,
 }
 
 TEST(SocketIfname, OneNameEverywhereIsThatName) {
-  std::vector<NodeNics> nodes = {{"a", {Nic("eth0", "10.0.0.1/24"), Nic("eth1", "10.1.0.1/24")}, {}},
-                                 {"b", {Nic("eth0", "10.0.0.2/24"), Nic("eth1", "10.1.0.2/24")}, {}}};
+  std::vector<NodeNics> nodes = {
+      {"a", {Nic("eth0", "10.0.0.1/24"), Nic("eth1", "10.1.0.1/24")}, {}},
+      {"b", {Nic("eth0", "10.0.0.2/24"), Nic("eth1", "10.1.0.2/24")}, {}}};
   EXPECT_EQ(SocketIfname({{"a", "eth0"}, {"b", "eth0"}}, nodes), "eth0");
 }
 
 TEST(SocketIfname, AnAddressedVlanOnTopForcesAnExactMatch) {
-  std::vector<NodeNics> nodes = {{"a", {Nic("eth0", "10.0.0.1/24"), Nic("eth0.100", "10.9.0.1/24")}, {}},
-                                 {"b", {Nic("eth0", "10.0.0.2/24")}, {}}};
+  std::vector<NodeNics> nodes = {
+      {"a", {Nic("eth0", "10.0.0.1/24"), Nic("eth0.100", "10.9.0.1/24")}, {}},
+      {"b", {Nic("eth0", "10.0.0.2/24")}, {}}};
   EXPECT_EQ(SocketIfname({{"a", "eth0"}, {"b", "eth0"}}, nodes), "=eth0");
   // Without an address the vlan is not a candidate for NCCL.
   nodes[0].nics[1].addresses.clear();
@@ -39,8 +41,9 @@ TEST(SocketIfname, AnAddressedVlanOnTopForcesAnExactMatch) {
 }
 
 TEST(SocketIfname, DifferentNamesShareAPrefixOrBecomeAList) {
-  std::vector<NodeNics> nodes = {{"a", {Nic("ens1f0", "10.0.0.1/24"), Nic("eno1", "10.1.0.1/24")}, {}},
-                                 {"b", {Nic("ens2f0", "10.0.0.2/24"), Nic("eno1", "10.1.0.2/24")}, {}}};
+  std::vector<NodeNics> nodes = {
+      {"a", {Nic("ens1f0", "10.0.0.1/24"), Nic("eno1", "10.1.0.1/24")}, {}},
+      {"b", {Nic("ens2f0", "10.0.0.2/24"), Nic("eno1", "10.1.0.2/24")}, {}}};
   EXPECT_EQ(SocketIfname({{"a", "ens1f0"}, {"b", "ens2f0"}}, nodes), "ens");
   nodes[1].nics.push_back(Nic("ens9", "10.5.0.2/24"));
   EXPECT_EQ(SocketIfname({{"a", "ens1f0"}, {"b", "ens2f0"}}, nodes), "ens1f0,ens2f0");
@@ -104,11 +107,11 @@ TEST(EnvLines, ASelectionPrintsExportLines) {
   s.ib_hca = "mlx5_1:1";
   s.ib_gid_index = 3;
   s.tcp_if_include = "10.42.0.0/24";
-  EXPECT_EQ(EnvLines(s), (std::vector<std::string>{
-                             "export NCCL_SOCKET_IFNAME=eth0", "export NCCL_IB_HCA=mlx5_1:1",
-                             "export NCCL_IB_GID_INDEX=3",
-                             "export OMPI_MCA_btl_tcp_if_include=10.42.0.0/24",
-                             std::string("# ") + kOobNote}));
+  EXPECT_EQ(EnvLines(s),
+            (std::vector<std::string>{"export NCCL_SOCKET_IFNAME=eth0",
+                                      "export NCCL_IB_HCA=mlx5_1:1", "export NCCL_IB_GID_INDEX=3",
+                                      "export OMPI_MCA_btl_tcp_if_include=10.42.0.0/24",
+                                      std::string("# ") + kOobNote}));
   nlohmann::json j = SelectionJson(s);
   EXPECT_EQ(j["NCCL_SOCKET_IFNAME"], "eth0");
   EXPECT_EQ(j["btl_tcp_if_include"], "10.42.0.0/24");

@@ -93,8 +93,8 @@ NicProblem MtuProblem(const ProbeMap& pm, const SubnetMember& m, const SubnetJud
                     " has " + want;
   if (!df_bad.empty()) {
     const NicProbe* pr = pm.count({n, df_bad[0]}) ? pm.at({n, df_bad[0]}) : pm.at({df_bad[0], n});
-    msg += "; " + std::to_string(pr->mtu_bytes) + "-byte DF datagrams fail with " +
-           Join(df_bad) + " (" + pr->mtu_state + ")";
+    msg += "; " + std::to_string(pr->mtu_bytes) + "-byte DF datagrams fail with " + Join(df_bad) +
+           " (" + pr->mtu_state + ")";
   }
   std::string next =
       cfg_off ? "set the MTU of " + m.nic->name + " on " + n + " to " + want + " (ip link set " +
@@ -144,8 +144,8 @@ void JudgeMtuAndSpeed(const ProbeMap& pm, const std::map<std::string, const Subn
 
 struct Membership {
   std::map<std::string, const SubnetMember*> of;  // node -> its member
-  std::set<std::string> own_addr;   // "node addr": a node's own addresses here
-  std::set<std::string> unusable;   // judged no further (a wrong prefix)
+  std::set<std::string> own_addr;                 // "node addr": a node's own addresses here
+  std::set<std::string> unusable;                 // judged no further (a wrong prefix)
 };
 
 // One member per node: the first that is up (two addresses of one node on

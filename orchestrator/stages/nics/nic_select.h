@@ -25,7 +25,7 @@ struct SubnetJudgement {
   size_t meant_for = 0;
   std::optional<long long> mtu;         // most common MTU (ties: the larger)
   std::optional<long long> speed_mbps;  // most common known speed
-  bool physical = false;  // most of its interfaces are physical NICs
+  bool physical = false;                // most of its interfaces are physical NICs
   // Why the subnet is no candidate at all ("" when it is one), and the
   // kind: "same-address", "self-only", "single-node", "down",
   // "no-peer-reached".
@@ -45,13 +45,13 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
                             const std::vector<NicProblem>& misplaced = {});
 
 struct NicSelection {
-  std::optional<std::string> subnet;  // the chosen network's CIDR
-  std::string reason;                 // why this one, or why none
+  std::optional<std::string> subnet;              // the chosen network's CIDR
+  std::string reason;                             // why this one, or why none
   std::map<std::string, std::string> nic_of;      // node -> interface there
   std::map<std::string, std::string> address_of;  // node -> its address there
-  std::string socket_ifname;   // NCCL_SOCKET_IFNAME ("" none)
-  std::string ib_hca;          // NCCL_IB_HCA ("" none)
-  std::optional<int> ib_gid_index;  // NCCL_IB_GID_INDEX (RoCE only)
+  std::string socket_ifname;                      // NCCL_SOCKET_IFNAME ("" none)
+  std::string ib_hca;                             // NCCL_IB_HCA ("" none)
+  std::optional<int> ib_gid_index;                // NCCL_IB_GID_INDEX (RoCE only)
   // Open MPI btl_tcp_if_include. oob_tcp_if_include is no advice of the
   // nics stage: it must name a network the mpirun host shares with the
   // nodes, which only the mpi stage knows.

@@ -75,8 +75,8 @@ struct IssueCluster {
       std::string n = "node" + std::to_string(i);
       NodeNics nn;
       nn.node = n;
-      nn.nics.push_back(Nic("eth0", "10.42.0." + std::to_string(i) + "/24",
-                            i == 4 ? 1500 : 9000, 100000, i == 3 ? "down" : "up"));
+      nn.nics.push_back(Nic("eth0", "10.42.0." + std::to_string(i) + "/24", i == 4 ? 1500 : 9000,
+                            100000, i == 3 ? "down" : "up"));
       nn.nics.push_back(Nic("eth1", "10.43.0." + std::to_string(i) + "/24", 1500, 1000));
       nn.nics.push_back(Nic("docker0", "172.17.0.1/16", 1500, 0, "up", "bridge"));
       nn.nics.back().speed_mbps.reset();
@@ -152,8 +152,9 @@ TEST(NicSelect, NodesWithOnlyLoopbackAndLinkLocalHaveNoSubnet) {
 }
 
 TEST(NicSelect, EqualSubnetsGoToTheFirstSeen) {
-  std::vector<NodeNics> nodes = {{"a", {Nic("eth0", "10.1.0.1/24"), Nic("eth1", "10.2.0.1/24")}, {}},
-                                 {"b", {Nic("eth0", "10.1.0.2/24"), Nic("eth1", "10.2.0.2/24")}, {}}};
+  std::vector<NodeNics> nodes = {
+      {"a", {Nic("eth0", "10.1.0.1/24"), Nic("eth1", "10.2.0.1/24")}, {}},
+      {"b", {Nic("eth0", "10.1.0.2/24"), Nic("eth1", "10.2.0.2/24")}, {}}};
   auto probes = AllReach({"a", "b"}, "10.1.0.0/24");
   for (auto& p : AllReach({"a", "b"}, "10.2.0.0/24")) probes.push_back(p);
   EXPECT_EQ(SelectNics(nodes, probes).subnet, "10.1.0.0/24");
@@ -165,7 +166,9 @@ TEST(NicSelect, EqualSubnetsGoToTheFirstSeen) {
 TEST(NicSelect, TheFasterSubnetWinsATieOnCoverage) {
   std::vector<NodeNics> nodes = {
       {"a", {Nic("eth0", "10.1.0.1/24", 9000, 25000), Nic("ib0", "10.2.0.1/24", 4092, 400000)}, {}},
-      {"b", {Nic("eth0", "10.1.0.2/24", 9000, 25000), Nic("ib0", "10.2.0.2/24", 4092, 400000)}, {}}};
+      {"b",
+       {Nic("eth0", "10.1.0.2/24", 9000, 25000), Nic("ib0", "10.2.0.2/24", 4092, 400000)},
+       {}}};
   auto probes = AllReach({"a", "b"}, "10.1.0.0/24");
   for (auto& p : AllReach({"a", "b"}, "10.2.0.0/24")) probes.push_back(p);
   NicSelection s = SelectNics(nodes, probes);
@@ -176,7 +179,13 @@ TEST(NicSelect, TheFasterSubnetWinsATieOnCoverage) {
 TEST(NicSelect, ANodeNoPeerReachesIsNamedUnreachable) {
   std::vector<NodeNics> nodes;
   for (const char* n : {"a", "b", "c"}) {
-    nodes.push_back({n, {Nic("eth0", std::string("10.1.0.") + (n[0] == 'a' ? "1" : n[0] == 'b' ? "2" : "3") + "/24")}, {}});
+    nodes.push_back({n,
+                     {Nic("eth0", std::string("10.1.0.") +
+                                      (n[0] == 'a'   ? "1"
+                                       : n[0] == 'b' ? "2"
+                                                     : "3") +
+                                      "/24")},
+                     {}});
   }
   auto probes = AllReach({"a", "b", "c"}, "10.1.0.0/24");
   Find(probes, "a", "c", "10.1.0.0/24")->tcp_state = "filtered";
@@ -217,8 +226,11 @@ TEST(NicSelect, AMostlyBrokenFastNetworkLosesToAWorkingSlowOne) {
   for (int i = 1; i <= 4; ++i) {
     std::string n = "n" + std::to_string(i);
     names.push_back(n);
-    nodes.push_back({n, {Nic("eth0", "10.1.0." + std::to_string(i) + "/24", 9000, 100000, i == 1 ? "up" : "down"),
-                         Nic("eth1", "10.2.0." + std::to_string(i) + "/24", 1500, 1000)}, {}});
+    nodes.push_back(
+        {n,
+         {Nic("eth0", "10.1.0." + std::to_string(i) + "/24", 9000, 100000, i == 1 ? "up" : "down"),
+          Nic("eth1", "10.2.0." + std::to_string(i) + "/24", 1500, 1000)},
+         {}});
   }
   auto probes = AllReach(names, "10.2.0.0/24", 1500);
   NicSelection s = SelectNics(nodes, probes);
@@ -290,7 +302,8 @@ struct SixNodes {
       names.push_back(n);
       auto it = data.find(i);
       std::string d = it != data.end() ? it->second : "10.42.0." + std::to_string(i) + "/24";
-      NodeNics nn{n, {Nic("eth0", d), Nic("eth1", "10.43.0." + std::to_string(i) + "/24", 1500)}, {}};
+      NodeNics nn{
+          n, {Nic("eth0", d), Nic("eth1", "10.43.0." + std::to_string(i) + "/24", 1500)}, {}};
       nn.nics.push_back(Nic("docker0", "172.17.0.1/16", 1500, 0, "up", "bridge"));
       nodes.push_back(nn);
     }
@@ -298,7 +311,8 @@ struct SixNodes {
   std::vector<NicProbe> Probes() const {
     auto probes = AllReach(names, "10.42.0.0/24");
     for (auto& p : AllReach(names, "10.43.0.0/24", 1500)) probes.push_back(p);
-    for (auto& p : probes) p.addr = (p.subnet == "10.42.0.0/24" ? "10.42.0." : "10.43.0.") + p.dst.substr(4);
+    for (auto& p : probes)
+      p.addr = (p.subnet == "10.42.0.0/24" ? "10.42.0." : "10.43.0.") + p.dst.substr(4);
     return probes;
   }
 };

@@ -63,8 +63,10 @@ TEST(NicsConfirm, OnlyFailuresAreRetestedInRoundsWhereNoNodeIsTwice) {
   for (const auto& round : rounds) {
     std::set<std::string> busy;
     for (size_t i : round) {
-      EXPECT_TRUE(busy.insert(c.probes[i].src).second) << "round with " << c.probes[i].src << " twice";
-      EXPECT_TRUE(busy.insert(c.probes[i].dst).second) << "round with " << c.probes[i].dst << " twice";
+      EXPECT_TRUE(busy.insert(c.probes[i].src).second)
+          << "round with " << c.probes[i].src << " twice";
+      EXPECT_TRUE(busy.insert(c.probes[i].dst).second)
+          << "round with " << c.probes[i].dst << " twice";
       EXPECT_EQ(c.probes[i].tcp_state, "filtered");
       ++total;
     }

@@ -75,14 +75,15 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     r.stage = "nics";
     r.src = p.src;
     r.dst = p.dst;
-    r.evidence = {{"subnet", p.subnet}, {"addr", p.addr},       {"src_nic", p.src_nic},
-                  {"dst_nic", p.dst_nic}, {"answered_by", p.answered_by}, {"note", p.note}};
+    r.evidence = {{"subnet", p.subnet},           {"addr", p.addr},
+                  {"src_nic", p.src_nic},         {"dst_nic", p.dst_nic},
+                  {"answered_by", p.answered_by}, {"note", p.note}};
     r.check = "tcp:" + p.subnet;
     r.state = p.tcp_state;
     bool reached = p.tcp_state == "open" && p.answered_by == p.dst;
     r.outcome = excluded || shared ? Outcome::kSkip : reached ? Outcome::kPass : bad;
-    r.message = excluded ? "excluded: " + j->excluded
-                : shared ? "untested: " + shared->message
+    r.message = excluded  ? "excluded: " + j->excluded
+                : shared  ? "untested: " + shared->message
                 : reached ? p.dst + " answered at " + p.addr
                           : p.dst + " at " + p.addr + ": " + p.tcp_state +
                                 (p.answered_by.empty() ? "" : ", answered by " + p.answered_by);
@@ -96,11 +97,11 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
     // Where TCP did not get through, the datagrams prove nothing about the
     // MTU: the pair's fault is already the tcp result.
     r.outcome = excluded || shared || !reached ? Outcome::kSkip : ok ? Outcome::kPass : bad;
-    r.message = excluded ? "excluded: " + j->excluded
-                : shared ? "untested: " + shared->message
+    r.message = excluded   ? "excluded: " + j->excluded
+                : shared   ? "untested: " + shared->message
                 : !reached ? "untested: " + p.dst + " not reached over tcp"
-                : ok ? std::to_string(p.mtu_bytes) + "-byte DF datagrams pass"
-                     : std::to_string(p.mtu_bytes) + "-byte DF datagrams: " + p.mtu_state +
+                : ok       ? std::to_string(p.mtu_bytes) + "-byte DF datagrams pass"
+                           : std::to_string(p.mtu_bytes) + "-byte DF datagrams: " + p.mtu_state +
                            (p.note.empty() ? "" : " (" + p.note + ")");
     out.push_back(std::move(r));
   }
@@ -122,8 +123,8 @@ std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
       o = Worse(o, p.outcome);
       msg += (msg.empty() ? "" : "; ") + p.message;
       if (!p.next_step.empty()) next += (next.empty() ? "" : "; ") + p.next_step;
-      problems.push_back({{"kind", p.kind}, {"nic", p.nic}, {"message", p.message},
-                          {"next_step", p.next_step}});
+      problems.push_back(
+          {{"kind", p.kind}, {"nic", p.nic}, {"message", p.message}, {"next_step", p.next_step}});
     }
     auto nic = s.nic_of.find(n);
     auto addr = s.address_of.find(n);

@@ -5,10 +5,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "orchestrator/stages/nics/nic_select.h"
 #include "orchestrator/store/store.h"
@@ -31,9 +30,9 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
                                         const NicSelection& selection);
 
 // Per node "selected" (its interface on the chosen network, or why it is
-// bad there, with the fixes in evidence["next_step"]) and "ib" where its IB ports differ; per excluded subnet a
-// node "*" "excluded:<cidr>" skip with the reason; node "*"
-// "recommendation" (pass with the env lines, fail when nothing works).
+// bad there, with the fixes in evidence["next_step"]) and "ib" where its IB ports differ; per
+// excluded subnet a node "*" "excluded:<cidr>" skip with the reason; node "*" "recommendation"
+// (pass with the env lines, fail when nothing works).
 std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
                                         const NicSelection& selection);
 

@@ -19,25 +19,34 @@ NicInfo Nic(const std::string& name, const std::string& addr, const std::string&
 
 TEST(NicsResults, AgentAnswersNameWhoAnswered) {
   std::map<std::string, std::string> tokens = {{"t-a", "a"}, {"t-b", "b"}};
-  NicProbe open = ProbeFromAgent("a", {{"node", "b"}, {"subnet", "10.1.0.0/24"}, {"addr", "10.1.0.2"},
-                                       {"state", "open"}, {"mtu_bytes", 9000}, {"mtu_state", "ok"}},
+  NicProbe open = ProbeFromAgent("a",
+                                 {{"node", "b"},
+                                  {"subnet", "10.1.0.0/24"},
+                                  {"addr", "10.1.0.2"},
+                                  {"state", "open"},
+                                  {"mtu_bytes", 9000},
+                                  {"mtu_state", "ok"}},
                                  tokens);
   EXPECT_EQ(open.answered_by, "b");
   EXPECT_EQ(open.mtu_bytes, 9000);
-  NicProbe self = ProbeFromAgent("a", {{"node", "b"}, {"state", "open-other"}, {"reply", "t-a"}}, tokens);
+  NicProbe self =
+      ProbeFromAgent("a", {{"node", "b"}, {"state", "open-other"}, {"reply", "t-a"}}, tokens);
   EXPECT_EQ(self.answered_by, "a");
-  NicProbe stranger = ProbeFromAgent("a", {{"node", "b"}, {"state", "open-other"}, {"reply", "SSH-2.0"}}, tokens);
+  NicProbe stranger =
+      ProbeFromAgent("a", {{"node", "b"}, {"state", "open-other"}, {"reply", "SSH-2.0"}}, tokens);
   EXPECT_EQ(stranger.answered_by, "");
   NicProbe empty = ProbeFromAgent("a", Json::object(), tokens);
   EXPECT_EQ(empty.tcp_state, "");
 }
 
 TEST(NicsResults, FailuresFailOnTheChosenSubnetAndExcludedOnesSkip) {
-  std::vector<NodeNics> nodes = {{"a", {Nic("eth0", "10.1.0.1/24"), Nic("docker0", "172.17.0.1/16")}, {}},
-                                 {"b", {Nic("eth0", "10.1.0.2/24"), Nic("docker0", "172.17.0.1/16")}, {}},
-                                 {"c", {Nic("eth0", "10.1.0.3/24", "down")}, {}}};
+  std::vector<NodeNics> nodes = {
+      {"a", {Nic("eth0", "10.1.0.1/24"), Nic("docker0", "172.17.0.1/16")}, {}},
+      {"b", {Nic("eth0", "10.1.0.2/24"), Nic("docker0", "172.17.0.1/16")}, {}},
+      {"c", {Nic("eth0", "10.1.0.3/24", "down")}, {}}};
   std::vector<NicProbe> probes;
-  auto add = [&probes](std::string s, std::string d, std::string net, std::string st, std::string by) {
+  auto add = [&probes](std::string s, std::string d, std::string net, std::string st,
+                       std::string by) {
     NicProbe p;
     p.src = s;
     p.dst = d;
@@ -112,7 +121,8 @@ TEST(NicsResults, ADuplicateAddressLeavesItsPairsUntestedAndItsNodesFailWithTheF
     }
   }
   std::map<std::string, NodeResult> by;
-  for (const auto& r : NicsNodeResults({"n1", "n2", "n3", "n4", "n5"}, s)) by[r.node + "/" + r.check] = r;
+  for (const auto& r : NicsNodeResults({"n1", "n2", "n3", "n4", "n5"}, s))
+    by[r.node + "/" + r.check] = r;
   EXPECT_EQ(by.at("n1/selected").outcome, Outcome::kPass);
   EXPECT_FALSE(by.at("n1/selected").evidence.contains("next_step"));
   for (const char* n : {"n4", "n5"}) {

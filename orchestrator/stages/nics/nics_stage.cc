@@ -17,13 +17,13 @@
 #include <cstdio>
 #include <mutex>
 
-#include "orchestrator/transport/agent_wait.h"
+#include "orchestrator/run/stages_decl.h"
 #include "orchestrator/stages/nics/nic_local.h"
 #include "orchestrator/stages/nics/nic_recommend.h"
 #include "orchestrator/stages/nics/nic_select.h"
 #include "orchestrator/stages/nics/nics_confirm.h"
 #include "orchestrator/stages/nics/nics_results.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {
@@ -67,7 +67,8 @@ class NicsStage : public Stage {
   Status Run(StageContext& ctx) override {
     const Json settings = ctx.inventory().StageSettings("nics");
     timeout_ms_ = settings.value("timeout_ms", kDefaultTimeoutMs);
-    senders_per_receiver_ = std::max(1, settings.value("senders_per_receiver", kDefaultSendersPerReceiver));
+    senders_per_receiver_ =
+        std::max(1, settings.value("senders_per_receiver", kDefaultSendersPerReceiver));
     mtu_probe_ = settings.value("mtu_probe", true);
     port_ = settings.value("port", kDefaultPort);
     std::vector<NodeState*> usable = ctx.fleet().Usable();
@@ -89,7 +90,8 @@ class NicsStage : public Stage {
       by_name_[s->node->name] = peers_.size() - 1;
     }
     ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
-    run_token_ = std::to_string(ctx.run_id()) + "-" + std::to_string(Clock::now().time_since_epoch().count() % 1000000007);
+    run_token_ = std::to_string(ctx.run_id()) + "-" +
+                 std::to_string(Clock::now().time_since_epoch().count() % 1000000007);
     for (Peer& p : peers_) {
       std::string t = "clustercheck-nics " + run_token_ + " " + p.name;
       tokens_[p.name] = t;
@@ -128,7 +130,8 @@ class NicsStage : public Stage {
     } else {
       std::string list;
       for (const auto& line : local.interfaces) list += (list.empty() ? "" : "; ") + line;
-      Record(ctx, p.name, "interfaces", Outcome::kPass, list.empty() ? "no interfaces but loopback" : list);
+      Record(ctx, p.name, "interfaces", Outcome::kPass,
+             list.empty() ? "no interfaces but loopback" : list);
     }
     Record(ctx, p.name, "selected", Outcome::kSkip,
            "one machine, no network between nodes to probe: " + local.summary);
@@ -167,8 +170,10 @@ class NicsStage : public Stage {
         }
       }
       Deadline d = Deadline::InSeconds(kListenTimeoutS);
-      auto id = s.agent->Send("nics", {{"addresses", addrs}, {"token", tokens_[p.name]},
-                                       {"hold_s", hold_s}, {"port", port_}}, d);
+      auto id = s.agent->Send(
+          "nics",
+          {{"addresses", addrs}, {"token", tokens_[p.name]}, {"hold_s", hold_s}, {"port", port_}},
+          d);
       if (!id.ok()) {
         p.listen = id.status();
       } else {
@@ -211,9 +216,14 @@ class NicsStage : public Stage {
           if (dst.node == src.node) continue;
           const Peer& to = peers_[by_name_[dst.node]];
           auto ep = to.endpoint.find(dst.addr);
-          Json t = {{"node", dst.node}, {"subnet", s.cidr}, {"addr", dst.addr},
-                    {"src_nic", src.nic->name}, {"dst_nic", dst.nic->name},
-                    {"tcp_port", 0}, {"udp_port", 0}, {"mtu_bytes", 0}};
+          Json t = {{"node", dst.node},
+                    {"subnet", s.cidr},
+                    {"addr", dst.addr},
+                    {"src_nic", src.nic->name},
+                    {"dst_nic", dst.nic->name},
+                    {"tcp_port", 0},
+                    {"udp_port", 0},
+                    {"mtu_bytes", 0}};
           if (ep != to.endpoint.end() && ep->second.value("error", "").empty()) {
             t["tcp_port"] = ep->second.value("tcp_port", 0);
             t["udp_port"] = ep->second.value("udp_port", 0);
@@ -243,9 +253,12 @@ class NicsStage : public Stage {
                          static_cast<double>(timeout_ms_) * (1 + kDfTries);
       Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
       p.probe = s.agent->SendControl(p.id, "probe",
-                                     {{"targets", send}, {"tokens", Json(tokens_)},
-                                      {"timeout_ms", timeout_ms_}, {"tries", kDfTries},
-                                      {"parallel", senders_per_receiver_}}, d);
+                                     {{"targets", send},
+                                      {"tokens", Json(tokens_)},
+                                      {"timeout_ms", timeout_ms_},
+                                      {"tries", kDfTries},
+                                      {"parallel", senders_per_receiver_}},
+                                     d);
       std::vector<Json> got;
       if (p.probe.ok()) p.probe = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
       p.answers = std::move(got);
@@ -302,8 +315,8 @@ class NicsStage : public Stage {
         np.tcp_state = "error";
         const Peer& to = peers_[by_name_.at(dst)];
         auto ep = to.endpoint.find(addr);
-        np.note = !p.listen.ok()  ? p.name + "'s agent did not start: " + p.listen.ToString()
-                  : !p.probe.ok() ? p.name + "'s agent did not report: " + p.probe.ToString()
+        np.note = !p.listen.ok()    ? p.name + "'s agent did not start: " + p.listen.ToString()
+                  : !p.probe.ok()   ? p.name + "'s agent did not report: " + p.probe.ToString()
                   : !to.listen.ok() ? dst + "'s agent did not listen: " + to.listen.ToString()
                   : ep == to.endpoint.end() ? dst + " did not listen on " + addr
                                             : dst + " could not listen on " + addr + ": " +
@@ -336,9 +349,9 @@ class NicsStage : public Stage {
         of_src[first[i].src].push_back(i);
       }
       if (budget.Passed()) {
-        for (size_t i : round) out[i] = Unretested(first[i], "the retest budget of " +
-                                                                 std::to_string(kRetestBudgetS) +
-                                                                 " s was spent");
+        for (size_t i : round)
+          out[i] = Unretested(
+              first[i], "the retest budget of " + std::to_string(kRetestBudgetS) + " s was spent");
         continue;
       }
       std::mutex mu;
@@ -372,16 +385,20 @@ class NicsStage : public Stage {
     double budget_ms = 10000 + static_cast<double>(send.size()) * timeout_ms * (1 + kDfTries);
     Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
     Status st = s.agent->SendControl(p.id, "probe",
-                                     {{"targets", send}, {"tokens", Json(tokens_)},
-                                      {"timeout_ms", timeout_ms}, {"tries", kDfTries},
-                                      {"parallel", 1}}, d);
+                                     {{"targets", send},
+                                      {"tokens", Json(tokens_)},
+                                      {"timeout_ms", timeout_ms},
+                                      {"tries", kDfTries},
+                                      {"parallel", 1}},
+                                     d);
     std::vector<Json> got;
     if (st.ok()) st = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
     std::map<size_t, NicProbe> out;
     for (size_t i : mine) {
       const Json* answer = nullptr;
       for (const Json& a : got) {
-        if (a.value("node", "") == first[i].dst && a.value("addr", "") == first[i].addr) answer = &a;
+        if (a.value("node", "") == first[i].dst && a.value("addr", "") == first[i].addr)
+          answer = &a;
       }
       if (answer == nullptr) {
         out[i] = Unretested(first[i], p.name + "'s agent did not report the retest: " +
@@ -417,16 +434,17 @@ class NicsStage : public Stage {
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
     if (!s.ok()) ctx.progress().Note("nics: selection not stored: " + s.ToString());
     if (sel.subnet) {
-      ctx.Select("nccl_env", {{"NCCL_SOCKET_IFNAME", sel.socket_ifname},
-                              {"NCCL_IB_HCA", sel.ib_hca},
-                              {"NCCL_IB_GID_INDEX", sel.ib_gid_index
-                                                        ? Json(std::to_string(*sel.ib_gid_index))
-                                                        : Json("")}});
+      ctx.Select("nccl_env",
+                 {{"NCCL_SOCKET_IFNAME", sel.socket_ifname},
+                  {"NCCL_IB_HCA", sel.ib_hca},
+                  {"NCCL_IB_GID_INDEX",
+                   sel.ib_gid_index ? Json(std::to_string(*sel.ib_gid_index)) : Json("")}});
       // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
       ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include}, {"note", kOobNote}});
       ctx.Select("addresses", Json(sel.address_of));
     }
-    ctx.progress().Note("nics: " + (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
+    ctx.progress().Note("nics: " +
+                        (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
   }
 

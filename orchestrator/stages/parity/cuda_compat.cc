@@ -22,13 +22,12 @@ struct ToolkitDriver {
   const char* driver;
 };
 constexpr ToolkitDriver kToolkitDrivers[] = {
-    {{11, 0}, "450.51.05"}, {{11, 1}, "455.23"},    {{11, 2}, "460.27.03"},
-    {{11, 3}, "465.19.01"}, {{11, 4}, "470.42.01"}, {{11, 5}, "495.29.05"},
-    {{11, 6}, "510.39.01"}, {{11, 7}, "515.43.04"}, {{11, 8}, "520.61.05"},
-    {{12, 0}, "525.60.13"}, {{12, 1}, "530.30.02"}, {{12, 2}, "535.54.03"},
-    {{12, 3}, "545.23.06"}, {{12, 4}, "550.54.14"}, {{12, 5}, "555.42.02"},
-    {{12, 6}, "560.28.03"}, {{12, 8}, "570.26"},    {{12, 9}, "575.51.03"},
-    {{13, 0}, "580.65.06"}, {{13, 1}, "590.44.01"}, {{13, 2}, "595.45.04"},
+    {{11, 0}, "450.51.05"}, {{11, 1}, "455.23"},    {{11, 2}, "460.27.03"}, {{11, 3}, "465.19.01"},
+    {{11, 4}, "470.42.01"}, {{11, 5}, "495.29.05"}, {{11, 6}, "510.39.01"}, {{11, 7}, "515.43.04"},
+    {{11, 8}, "520.61.05"}, {{12, 0}, "525.60.13"}, {{12, 1}, "530.30.02"}, {{12, 2}, "535.54.03"},
+    {{12, 3}, "545.23.06"}, {{12, 4}, "550.54.14"}, {{12, 5}, "555.42.02"}, {{12, 6}, "560.28.03"},
+    {{12, 8}, "570.26"},    {{12, 9}, "575.51.03"}, {{13, 0}, "580.65.06"}, {{13, 1}, "590.44.01"},
+    {{13, 2}, "595.45.04"},
 };
 
 // Source: the same release notes, Table 2 "CUDA Toolkit and Minimum Required
@@ -66,8 +65,7 @@ std::optional<CudaRelease> ParseCuda(const std::string& cuda) {
   }
   size_t end = s.find('.', dot + 1);
   std::string_view minor =
-      s.substr(dot + 1, end == std::string_view::npos ? std::string_view::npos
-                                                      : end - dot - 1);
+      s.substr(dot + 1, end == std::string_view::npos ? std::string_view::npos : end - dot - 1);
   if (!ParseInt(s.substr(0, dot), r.major) || !ParseInt(minor, r.minor)) {
     return std::nullopt;
   }
@@ -78,9 +76,7 @@ std::optional<CudaRelease> ParseCuda(const std::string& cuda) {
   return r;
 }
 
-std::string Name(CudaRelease r) {
-  return std::to_string(r.major) + "." + std::to_string(r.minor);
-}
+std::string Name(CudaRelease r) { return std::to_string(r.major) + "." + std::to_string(r.minor); }
 
 const char* ToolkitDriverOf(CudaRelease r) {
   for (const ToolkitDriver& t : kToolkitDrivers) {
@@ -122,9 +118,7 @@ std::optional<std::string> MinorCompatDriverFor(const std::string& cuda) {
   return std::string(d);
 }
 
-std::string NewestCudaInTable() {
-  return Name(std::end(kToolkitDrivers)[-1].cuda);
-}
+std::string NewestCudaInTable() { return Name(std::end(kToolkitDrivers)[-1].cuda); }
 
 std::optional<std::string> CudaFromNcclVersion(const std::string& nccl) {
   size_t at = nccl.find("+cuda");
@@ -132,18 +126,15 @@ std::optional<std::string> CudaFromNcclVersion(const std::string& nccl) {
   return CudaMajorMinor(nccl.substr(at + 5));
 }
 
-CompatVerdict JudgeDriverForCuda(const std::string& driver,
-                                 const std::string& cuda,
+CompatVerdict JudgeDriverForCuda(const std::string& driver, const std::string& cuda,
                                  const std::string& needed_by) {
   std::optional<CudaRelease> r = ParseCuda(cuda);
   if (!r) {
-    return Verdict(
-        Outcome::kError, "",
-        "\"" + cuda + "\" (needed by " + needed_by + ") is not a CUDA version");
+    return Verdict(Outcome::kError, "",
+                   "\"" + cuda + "\" (needed by " + needed_by + ") is not a CUDA version");
   }
   if (!IsVersionLike(driver)) {
-    return Verdict(Outcome::kError, "",
-                   "driver \"" + driver + "\" is not a version");
+    return Verdict(Outcome::kError, "", "driver \"" + driver + "\" is not a version");
   }
   const std::string name = Name(*r);
   const std::string why = " (needed by " + needed_by + ")";
@@ -151,15 +142,15 @@ CompatVerdict JudgeDriverForCuda(const std::string& driver,
   const char* toolkit = ToolkitDriverOf(*r);
   if (!family) {
     return Verdict(Outcome::kSkip, "",
-                   "no driver table entry for CUDA " + name + why +
-                       "; the table covers 11.0 to " + NewestCudaInTable());
+                   "no driver table entry for CUDA " + name + why + "; the table covers 11.0 to " +
+                       NewestCudaInTable());
   }
   // CUDA 11.0 shipped with a driver older than its family's minimum; its
   // own driver runs it.
   if (toolkit && CompareVersions(toolkit, family) < 0) family = toolkit;
   if (CompareVersions(driver, family) < 0) {
-    std::string message = "driver " + driver + " is older than " + family +
-                          ", the minimum for CUDA " + name + why;
+    std::string message =
+        "driver " + driver + " is older than " + family + ", the minimum for CUDA " + name + why;
     if (toolkit && CompareVersions(toolkit, family) > 0) {
       message += std::string("; CUDA ") + name + "'s own driver is " + toolkit;
     }
@@ -167,31 +158,27 @@ CompatVerdict JudgeDriverForCuda(const std::string& driver,
   }
   if (!toolkit) {
     return Verdict(Outcome::kWarn, std::string(">=") + family,
-                   "CUDA " + name + why + " is not in the driver table (" +
-                       "11.0 to " + NewestCudaInTable() + "); driver " +
-                       driver + " meets the CUDA " + std::to_string(r->major) +
-                       ".x minimum " + family);
+                   "CUDA " + name + why + " is not in the driver table (" + "11.0 to " +
+                       NewestCudaInTable() + "); driver " + driver + " meets the CUDA " +
+                       std::to_string(r->major) + ".x minimum " + family);
   }
   if (CompareVersions(driver, toolkit) < 0) {
     return Verdict(Outcome::kWarn, std::string(">=") + toolkit,
-                   "driver " + driver + " is older than " + toolkit +
-                       ", the driver of CUDA " + name + why +
-                       "; it works through minor version compatibility (>= " +
-                       family + ") " + kNoPtxJit);
+                   "driver " + driver + " is older than " + toolkit + ", the driver of CUDA " +
+                       name + why + "; it works through minor version compatibility (>= " + family +
+                       ") " + kNoPtxJit);
   }
   return Verdict(Outcome::kPass, std::string(">=") + toolkit,
                  "driver " + driver + " is new enough for CUDA " + name + why);
 }
 
-CompatVerdict JudgeCudaDriverVersion(const std::string& cuda_driver,
-                                     const std::string& cuda,
+CompatVerdict JudgeCudaDriverVersion(const std::string& cuda_driver, const std::string& cuda,
                                      const std::string& needed_by) {
   std::optional<CudaRelease> have = ParseCuda(cuda_driver);
   std::optional<CudaRelease> need = ParseCuda(cuda);
   if (!need) {
-    return Verdict(
-        Outcome::kError, "",
-        "\"" + cuda + "\" (needed by " + needed_by + ") is not a CUDA version");
+    return Verdict(Outcome::kError, "",
+                   "\"" + cuda + "\" (needed by " + needed_by + ") is not a CUDA version");
   }
   if (!have) {
     return Verdict(Outcome::kError, "",
@@ -201,17 +188,14 @@ CompatVerdict JudgeCudaDriverVersion(const std::string& cuda_driver,
   const std::string head = "the driver supports CUDA " + Name(*have);
   const std::string why = " (needed by " + needed_by + ")";
   if (have->major < need->major) {
-    return Verdict(Outcome::kFail, required,
-                   head + ", older than CUDA " + Name(*need) + why);
+    return Verdict(Outcome::kFail, required, head + ", older than CUDA " + Name(*need) + why);
   }
   if (have->major == need->major && have->minor < need->minor) {
     return Verdict(Outcome::kWarn, required,
                    head + ", older than CUDA " + Name(*need) + why +
-                       "; it works through minor version compatibility " +
-                       kNoPtxJit);
+                       "; it works through minor version compatibility " + kNoPtxJit);
   }
-  return Verdict(Outcome::kPass, required,
-                 head + ", enough for CUDA " + Name(*need) + why);
+  return Verdict(Outcome::kPass, required, head + ", enough for CUDA " + Name(*need) + why);
 }
 
 }  // namespace cc

@@ -55,16 +55,14 @@ struct CompatVerdict {
 //   fail  below the family minimum;
 //   skip  CUDA release not in the table (the cuda_driver check still runs);
 //   error driver or CUDA not a version.
-CompatVerdict JudgeDriverForCuda(const std::string& driver,
-                                 const std::string& cuda,
+CompatVerdict JudgeDriverForCuda(const std::string& driver, const std::string& cuda,
                                  const std::string& needed_by);
 
 // Judges the CUDA version the driver supports (`cuda_driver`, "12.4" or
 // "12040") against `cuda`: pass when >=; warn when the same major but an
 // older minor (minor version compatibility); fail when an older major;
 // error when either is not a CUDA version.
-CompatVerdict JudgeCudaDriverVersion(const std::string& cuda_driver,
-                                     const std::string& cuda,
+CompatVerdict JudgeCudaDriverVersion(const std::string& cuda_driver, const std::string& cuda,
                                      const std::string& needed_by);
 
 }  // namespace cc

@@ -54,9 +54,7 @@ const FieldPolicy kFieldPolicies[] = {
 };
 constexpr const char* kEnvPrefix = "nccl_env.";
 
-bool IsEnvField(const std::string& field) {
-  return field.rfind(kEnvPrefix, 0) == 0;
-}
+bool IsEnvField(const std::string& field) { return field.rfind(kEnvPrefix, 0) == 0; }
 
 const FieldPolicy* PolicyOf(const std::string& field) {
   for (const FieldPolicy& p : kFieldPolicies) {
@@ -94,8 +92,8 @@ const std::string* Unknown(const NodeFacts& n, const std::string& field) {
 }
 
 // The finding of a node where `field` is unknown: not judged, and why.
-ParityFinding UnknownFinding(const NodeFacts& n, const std::string& check,
-                             const std::string& field, const std::string& why) {
+ParityFinding UnknownFinding(const NodeFacts& n, const std::string& check, const std::string& field,
+                             const std::string& why) {
   ParityFinding f;
   f.node = n.node;
   f.check = check;
@@ -126,8 +124,8 @@ std::vector<std::string> FieldOrder(const std::vector<NodeFacts>& nodes,
   return out;
 }
 
-ParityFinding Finding(const NodeFacts& n, const std::string& check,
-                      Outcome outcome, std::string message) {
+ParityFinding Finding(const NodeFacts& n, const std::string& check, Outcome outcome,
+                      std::string message) {
   ParityFinding f;
   f.node = n.node;
   f.check = check;
@@ -139,13 +137,11 @@ ParityFinding Finding(const NodeFacts& n, const std::string& check,
 // ---- 1. pins ---------------------------------------------------------------
 
 void JudgePin(const std::string& field, const std::string& pin_text,
-              const std::vector<NodeFacts>& nodes,
-              std::vector<ParityFinding>& out) {
+              const std::vector<NodeFacts>& nodes, std::vector<ParityFinding>& out) {
   const std::string check = "expect." + field;
   Result<VersionPin> pin = ParseVersionPin(pin_text);
-  bool anyone =
-      std::any_of(nodes.begin(), nodes.end(),
-                  [&](const NodeFacts& n) { return Get(n, field) != nullptr; });
+  bool anyone = std::any_of(nodes.begin(), nodes.end(),
+                            [&](const NodeFacts& n) { return Get(n, field) != nullptr; });
   for (const NodeFacts& n : nodes) {
     if (const std::string* why = Unknown(n, field); why && pin.ok()) {
       out.push_back(UnknownFinding(n, check, field, *why));
@@ -159,8 +155,7 @@ void JudgePin(const std::string& field, const std::string& pin_text,
     if (!pin.ok()) {
       f.message = "bad pin for " + field + ": " + pin.status().message();
     } else if (!value && !anyone) {
-      f.message =
-          "no node reported " + field + "; cannot check pin " + pin->text;
+      f.message = "no node reported " + field + "; cannot check pin " + pin->text;
     } else if (!value) {
       f.outcome = Outcome::kFail;
       f.message = field + " not reported; pinned to " + pin->text;
@@ -183,20 +178,17 @@ struct ValueGroup {
   std::vector<std::string> nodes;
 };
 
-void JudgeMajority(const std::string& field, Outcome deviation,
-                   const std::vector<NodeFacts>& nodes,
+void JudgeMajority(const std::string& field, Outcome deviation, const std::vector<NodeFacts>& nodes,
                    std::vector<ParityFinding>& out) {
   std::vector<ValueGroup> groups;  // first appearance order
   std::vector<size_t> group_of;
   for (const NodeFacts& n : nodes) {
     const std::string* v = Get(n, field);
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const ValueGroup& g) {
-          return g.reported == (v != nullptr) && (!v || g.value == *v);
-        });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const ValueGroup& g) {
+      return g.reported == (v != nullptr) && (!v || g.value == *v);
+    });
     if (it == groups.end()) {
-      it = groups.insert(groups.end(),
-                         ValueGroup{v != nullptr, v ? *v : "", {}});
+      it = groups.insert(groups.end(), ValueGroup{v != nullptr, v ? *v : "", {}});
     }
     it->nodes.push_back(n.node);
     group_of.push_back(static_cast<size_t>(it - groups.begin()));
@@ -207,12 +199,10 @@ void JudgeMajority(const std::string& field, Outcome deviation,
   std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) {
     return groups[a].nodes.size() > groups[b].nodes.size();
   });
-  auto label = [&](const ValueGroup& g) {
-    return g.reported ? g.value : MissingLabel(field);
-  };
+  auto label = [&](const ValueGroup& g) { return g.reported ? g.value : MissingLabel(field); };
   const size_t top = by_size[0];
-  const bool tie = by_size.size() > 1 &&
-                   groups[by_size[1]].nodes.size() == groups[top].nodes.size();
+  const bool tie =
+      by_size.size() > 1 && groups[by_size[1]].nodes.size() == groups[top].nodes.size();
 
   Json values = Json::array();
   std::string split;
@@ -231,8 +221,7 @@ void JudgeMajority(const std::string& field, Outcome deviation,
     evidence["majority_count"] = major.nodes.size();
     evidence["majority_nodes"] = FoldHostlist(major.nodes);
   }
-  const std::string major_where =
-      label(major) + " on " + (tie ? "" : FoldHostlist(major.nodes));
+  const std::string major_where = label(major) + " on " + (tie ? "" : FoldHostlist(major.nodes));
 
   for (size_t i = 0; i < nodes.size(); ++i) {
     const ValueGroup& g = groups[group_of[i]];
@@ -244,17 +233,14 @@ void JudgeMajority(const std::string& field, Outcome deviation,
     } else if (group_of[i] == top) {
       f.outcome = Outcome::kPass;
       f.expected = major.value;
-      f.message = field + " " + label(g) + ", like the cluster (" +
-                  std::to_string(g.nodes.size()) + " of " +
-                  std::to_string(nodes.size()) + " nodes)";
+      f.message = field + " " + label(g) + ", like the cluster (" + std::to_string(g.nodes.size()) +
+                  " of " + std::to_string(nodes.size()) + " nodes)";
     } else {
       f.outcome = deviation;
       f.expected = major.value;
       f.message = g.reported
-                      ? field + " " + g.value + " differs from the cluster (" +
-                            major_where + ")"
-                      : field + " " + MissingLabel(field) +
-                            "; the cluster has " + major_where;
+                      ? field + " " + g.value + " differs from the cluster (" + major_where + ")"
+                      : field + " " + MissingLabel(field) + "; the cluster has " + major_where;
     }
     out.push_back(std::move(f));
   }
@@ -294,9 +280,8 @@ void JudgeMajorityOfKnown(const std::string& field, const std::vector<NodeFacts>
 // no InfiniBand, ...). The caller fills in node and check.
 using RuleFn = std::optional<ParityFinding> (*)(const NodeFacts&);
 
-std::optional<ParityFinding> Judged(Outcome o, std::string value,
-                                    std::string expected, std::string message,
-                                    Json evidence = Json::object()) {
+std::optional<ParityFinding> Judged(Outcome o, std::string value, std::string expected,
+                                    std::string message, Json evidence = Json::object()) {
   ParityFinding f;
   f.outcome = o;
   f.value = std::move(value);
@@ -325,8 +310,8 @@ std::optional<CudaNeed> CudaNeeded(const NodeFacts& n) {
     // torch.version.cuda is None on CPU builds: nothing needed.
     if (std::optional<std::string> c = CudaMajorMinor(*torch_cuda)) {
       const std::string* torch = Get(n, "torch");
-      need = CudaNeed{*c, "torch " + (torch ? *torch + " " : std::string()) +
-                              "built for CUDA " + *c};
+      need =
+          CudaNeed{*c, "torch " + (torch ? *torch + " " : std::string()) + "built for CUDA " + *c};
     }
   }
   if (const std::string* nccl = Get(n, "nccl")) {
@@ -343,8 +328,8 @@ std::optional<CudaNeed> CudaNeeded(const NodeFacts& n) {
 // without GPUs (a login or CPU node) has nothing to check, which is a skip
 // with the reason, not an error that would make the run unjudgeable.
 std::optional<ParityFinding> NoDriver(const NodeFacts& n, const std::string& field,
-                       const std::string& want, const std::string& why,
-                       const Json& evidence) {
+                                      const std::string& want, const std::string& why,
+                                      const Json& evidence) {
   if (n.expected_gpus && *n.expected_gpus > 0) {
     return Judged(Outcome::kFail, "", want,
                   field + " not reported on a node the inventory gives " +
@@ -353,7 +338,8 @@ std::optional<ParityFinding> NoDriver(const NodeFacts& n, const std::string& fie
   }
   return Judged(Outcome::kSkip, "", want,
                 "no NVIDIA driver here and the inventory gives this node no "
-                "GPUs; " + why,
+                "GPUs; " +
+                    why,
                 evidence);
 }
 
@@ -363,8 +349,8 @@ std::optional<ParityFinding> DriverForCuda(const NodeFacts& n) {
   Json evidence = {{"cuda", need->cuda}, {"needed_by", need->by}};
   const std::string* driver = Get(n, "driver");
   if (!driver && Unknown(n, "driver")) {
-    return Judged(Outcome::kSkip, "", "", "driver unknown, not judged (" + *Unknown(n, "driver") + ")",
-                  evidence);
+    return Judged(Outcome::kSkip, "", "",
+                  "driver unknown, not judged (" + *Unknown(n, "driver") + ")", evidence);
   }
   if (!driver) return NoDriver(n, "driver", "", need->by + " needs a driver", evidence);
   CompatVerdict v = JudgeDriverForCuda(*driver, need->cuda, need->by);
@@ -387,8 +373,8 @@ std::optional<ParityFinding> CudaDriverForCuda(const NodeFacts& n) {
                   "cuda_driver unknown, not judged (" + *Unknown(n, "cuda_driver") + ")", evidence);
   }
   if (!have) {
-    return NoDriver(n, "cuda_driver", ">=" + need->cuda,
-                    need->by + " needs CUDA " + need->cuda, evidence);
+    return NoDriver(n, "cuda_driver", ">=" + need->cuda, need->by + " needs CUDA " + need->cuda,
+                    evidence);
   }
   CompatVerdict v = JudgeCudaDriverVersion(*have, need->cuda, need->by);
   return Judged(v.outcome, *have, v.required, v.message, evidence);
@@ -409,19 +395,15 @@ std::optional<ParityFinding> GpusExpected(const NodeFacts& n) {
     return Judged(Outcome::kPass, "0", want, "has no GPU, as the inventory says");
   }
   if (!count) {
-    return Judged(Outcome::kFail, "", want,
-                  "reports no GPU count, inventory says " + want);
+    return Judged(Outcome::kFail, "", want, "reports no GPU count, inventory says " + want);
   }
   if (!ParseUint(*count, have)) {
-    return Judged(Outcome::kError, *count, want,
-                  "gpu_count \"" + *count + "\" is not a number");
+    return Judged(Outcome::kError, *count, want, "gpu_count \"" + *count + "\" is not a number");
   }
   if (have != static_cast<uint64_t>(*n.expected_gpus)) {
-    return Judged(Outcome::kFail, *count, want,
-                  "has " + *count + " GPUs, inventory says " + want);
+    return Judged(Outcome::kFail, *count, want, "has " + *count + " GPUs, inventory says " + want);
   }
-  return Judged(Outcome::kPass, *count, want,
-                "has " + *count + " GPUs, as the inventory says");
+  return Judged(Outcome::kPass, *count, want, "has " + *count + " GPUs, as the inventory says");
 }
 
 bool IsUnlimited(const std::string& v) {
@@ -459,9 +441,8 @@ std::string FormatBytes(uint64_t bytes) {
   }
   char buf[32];
   std::snprintf(buf, sizeof buf,
-                v == static_cast<double>(static_cast<uint64_t>(v)) ? "%.0f %s"
-                                                                   : "%.1f %s",
-                v, kUnits[u]);
+                v == static_cast<double>(static_cast<uint64_t>(v)) ? "%.0f %s" : "%.1f %s", v,
+                kUnits[u]);
   return buf;
 }
 
@@ -472,8 +453,7 @@ std::optional<ParityFinding> ShmSize(const NodeFacts& n) {
   if (!v) return std::nullopt;
   uint64_t bytes = 0;
   if (!ParseUint(*v, bytes)) {
-    return Judged(Outcome::kError, *v, ">=1 GiB",
-                  "shm_bytes \"" + *v + "\" is not a number");
+    return Judged(Outcome::kError, *v, ">=1 GiB", "shm_bytes \"" + *v + "\" is not a number");
   }
   if (bytes < kMinShmBytes) {
     return Judged(Outcome::kWarn, *v, ">=1 GiB",
@@ -481,23 +461,20 @@ std::optional<ParityFinding> ShmSize(const NodeFacts& n) {
                       ", less than 1 GiB; NCCL's shared-memory transport and "
                       "data loader workers need more");
   }
-  return Judged(Outcome::kPass, *v, ">=1 GiB",
-                "/dev/shm is " + FormatBytes(bytes));
+  return Judged(Outcome::kPass, *v, ">=1 GiB", "/dev/shm is " + FormatBytes(bytes));
 }
 
 std::optional<ParityFinding> TorchSeesGpus(const NodeFacts& n) {
   const std::string* avail = Get(n, "torch_cuda_available");
   const std::string* count = Get(n, "gpu_count");
   uint64_t gpus = 0;
-  if (!avail || !count || !ParseUint(*count, gpus) || gpus == 0)
-    return std::nullopt;
+  if (!avail || !count || !ParseUint(*count, gpus) || gpus == 0) return std::nullopt;
   if (*avail == "true" || *avail == "True" || *avail == "1") {
     return Judged(Outcome::kPass, *avail, "true", "torch sees CUDA");
   }
   if (*avail == "false" || *avail == "False" || *avail == "0") {
     return Judged(Outcome::kFail, *avail, "true",
-                  "torch.cuda.is_available() is false on a node with " +
-                      *count + " GPUs");
+                  "torch.cuda.is_available() is false on a node with " + *count + " GPUs");
   }
   return Judged(Outcome::kError, *avail, "true",
                 "torch_cuda_available \"" + *avail + "\" is not true or false");
@@ -544,8 +521,7 @@ const ParityRule* RuleOf(const std::string& check) {
   return nullptr;
 }
 
-std::string FillNextStep(std::string tmpl, const std::string& who,
-                         const std::string& expected) {
+std::string FillNextStep(std::string tmpl, const std::string& who, const std::string& expected) {
   for (size_t p; (p = tmpl.find("{=}")) != std::string::npos;) tmpl.replace(p, 3, expected);
   for (size_t p; (p = tmpl.find("{}")) != std::string::npos;) tmpl.replace(p, 2, who);
   return tmpl;
@@ -561,8 +537,9 @@ ParityCheckKind ParityCheckKindOf(const std::string& check) {
 std::string ParityNextStep(const std::string& check, const std::string& who,
                            const std::string& expected) {
   if (ParityCheckKindOf(check) == ParityCheckKind::kPin) {
-    return FillNextStep("make " + check.substr(7) + " on {} match the inventory's pin {=} "
-                        "([expect]), or drain {}",
+    return FillNextStep("make " + check.substr(7) +
+                            " on {} match the inventory's pin {=} "
+                            "([expect]), or drain {}",
                         who, expected);
   }
   const ParityRule* rule = RuleOf(check);
@@ -603,8 +580,7 @@ std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
   return out;
 }
 
-std::vector<std::string> SummarizeParity(
-    const std::vector<ParityFinding>& findings) {
+std::vector<std::string> SummarizeParity(const std::vector<ParityFinding>& findings) {
   struct Group {
     Outcome outcome;
     std::string value, expected, message;
@@ -617,42 +593,33 @@ std::vector<std::string> SummarizeParity(
   };
   std::vector<Line> lines;
   for (const ParityFinding& f : findings) {
-    auto line = std::find_if(lines.begin(), lines.end(),
-                             [&](const Line& l) { return l.check == f.check; });
-    if (line == lines.end())
-      line = lines.insert(lines.end(), Line{f.check, f.outcome, {}});
+    auto line =
+        std::find_if(lines.begin(), lines.end(), [&](const Line& l) { return l.check == f.check; });
+    if (line == lines.end()) line = lines.insert(lines.end(), Line{f.check, f.outcome, {}});
     line->worst = Worse(line->worst, f.outcome);
     // Alike findings fold: same outcome and value (and message, when there
     // is no value to show).
-    auto g = std::find_if(
-        line->groups.begin(), line->groups.end(), [&](const Group& g) {
-          return g.outcome == f.outcome && g.value == f.value &&
-                 (!f.value.empty() || g.message == f.message);
-        });
+    auto g = std::find_if(line->groups.begin(), line->groups.end(), [&](const Group& g) {
+      return g.outcome == f.outcome && g.value == f.value &&
+             (!f.value.empty() || g.message == f.message);
+    });
     if (g == line->groups.end()) {
-      g = line->groups.insert(
-          line->groups.end(),
-          Group{f.outcome, f.value, f.expected, f.message, {}});
+      g = line->groups.insert(line->groups.end(),
+                              Group{f.outcome, f.value, f.expected, f.message, {}});
     }
     g->nodes.push_back(f.node);
   }
-  auto worse_first = [](Outcome a, Outcome b) {
-    return OutcomeSeverity(a) > OutcomeSeverity(b);
-  };
+  auto worse_first = [](Outcome a, Outcome b) { return OutcomeSeverity(a) > OutcomeSeverity(b); };
   std::stable_sort(lines.begin(), lines.end(),
-                   [&](const Line& a, const Line& b) {
-                     return worse_first(a.worst, b.worst);
-                   });
+                   [&](const Line& a, const Line& b) { return worse_first(a.worst, b.worst); });
   std::vector<std::string> out;
   for (Line& l : lines) {
-    std::stable_sort(l.groups.begin(), l.groups.end(),
-                     [&](const Group& a, const Group& b) {
-                       return worse_first(a.outcome, b.outcome);
-                     });
+    std::stable_sort(l.groups.begin(), l.groups.end(), [&](const Group& a, const Group& b) {
+      return worse_first(a.outcome, b.outcome);
+    });
     std::string verdict = OutcomeName(l.worst);
-    std::transform(
-        verdict.begin(), verdict.end(), verdict.begin(),
-        [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    std::transform(verdict.begin(), verdict.end(), verdict.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     std::string text = verdict + " " + l.check + ": ";
     for (size_t i = 0; i < l.groups.size(); ++i) {
       const Group& g = l.groups[i];
@@ -663,9 +630,8 @@ std::vector<std::string> SummarizeParity(
         continue;
       }
       text += (g.nodes.size() == 1 ? " has " : " have ") + g.value;
-      bool shown =
-          std::any_of(l.groups.begin(), l.groups.end(),
-                      [&](const Group& o) { return o.value == g.expected; });
+      bool shown = std::any_of(l.groups.begin(), l.groups.end(),
+                               [&](const Group& o) { return o.value == g.expected; });
       if (g.outcome != Outcome::kPass && !g.expected.empty() && !shown) {
         text += " (expected " + g.expected + ")";
       }
@@ -678,9 +644,7 @@ std::vector<std::string> SummarizeParity(
 Status CheckExpectPins(const std::map<std::string, std::string>& expect) {
   for (const auto& [field, pin] : expect) {
     Result<VersionPin> p = ParseVersionPin(pin);
-    if (!p.ok())
-      return Status::BadInventory("expect." + field + ": " +
-                                  p.status().message());
+    if (!p.ok()) return Status::BadInventory("expect." + field + ": " + p.status().message());
   }
   return Status::Ok();
 }

@@ -73,8 +73,7 @@ std::vector<ParityFinding> JudgeParity(const std::vector<NodeFacts>& nodes,
 // Lines for the terminal, worst verdict first, one per check, nodes folded
 // into hostlists:
 //   "FAIL driver: gpu007 has 535.104.05; gpu[001-006,008-016] have 550.54.15"
-std::vector<std::string> SummarizeParity(
-    const std::vector<ParityFinding>& findings);
+std::vector<std::string> SummarizeParity(const std::vector<ParityFinding>& findings);
 
 // What a parity check judges a node against: its field's cluster majority
 // ("driver"), an [expect] pin ("expect.driver"), or a compatibility rule

@@ -1,8 +1,8 @@
 // `parity`: flattens every node's facts and judges them (parity.h): pins,
 // the cluster majority, compatibility rules.
+#include "orchestrator/run/stages_decl.h"
 #include "orchestrator/stages/facts/facts_fields.h"
 #include "orchestrator/stages/parity/parity.h"
-#include "orchestrator/run/stages_decl.h"
 
 namespace cc {
 namespace {

@@ -19,16 +19,13 @@ std::string Name(int i) {
 }
 
 // `count` nodes gpu001.. with the same fields.
-std::vector<NodeFacts> Cluster(
-    int count, const std::map<std::string, std::string>& fields) {
+std::vector<NodeFacts> Cluster(int count, const std::map<std::string, std::string>& fields) {
   std::vector<NodeFacts> nodes;
-  for (int i = 1; i <= count; ++i)
-    nodes.push_back({Name(i), fields, {}, false});
+  for (int i = 1; i <= count; ++i) nodes.push_back({Name(i), fields, {}, false});
   return nodes;
 }
 
-std::vector<ParityFinding> Only(const std::vector<ParityFinding>& all,
-                                const std::string& check) {
+std::vector<ParityFinding> Only(const std::vector<ParityFinding>& all, const std::string& check) {
   std::vector<ParityFinding> out;
   for (const ParityFinding& f : all) {
     if (f.check == check) out.push_back(f);
@@ -36,8 +33,8 @@ std::vector<ParityFinding> Only(const std::vector<ParityFinding>& all,
   return out;
 }
 
-const ParityFinding* Find(const std::vector<ParityFinding>& all,
-                          const std::string& node, const std::string& check) {
+const ParityFinding* Find(const std::vector<ParityFinding>& all, const std::string& node,
+                          const std::string& check) {
   for (const ParityFinding& f : all) {
     if (f.node == node && f.check == check) return &f;
   }
@@ -76,15 +73,13 @@ TEST(JudgeParity, OddDriverFailsNamingTheMajorityAndItsNodes) {
 }
 
 TEST(JudgeParity, IdenticalClusterPassesEveryField) {
-  auto findings = JudgeParity(
-      Cluster(4, {{"driver", "550.54.15"}, {"kernel", "5.15.0-105-generic"}}),
-      {});
+  auto findings =
+      JudgeParity(Cluster(4, {{"driver", "550.54.15"}, {"kernel", "5.15.0-105-generic"}}), {});
   ASSERT_EQ(findings.size(), 8u);
   for (const ParityFinding& f : findings) {
     EXPECT_EQ(f.outcome, Outcome::kPass) << f.check << " " << f.message;
   }
-  EXPECT_EQ(findings[0].message,
-            "driver 550.54.15, like the cluster (4 of 4 nodes)");
+  EXPECT_EQ(findings[0].message, "driver 550.54.15, like the cluster (4 of 4 nodes)");
 }
 
 TEST(JudgeParity, DeviationSeverityFollowsTheFieldTable) {
@@ -101,8 +96,7 @@ TEST(JudgeParity, DeviationSeverityFollowsTheFieldTable) {
   auto findings = JudgeParity(nodes, {});
   EXPECT_EQ(Find(findings, "gpu003", "kernel")->outcome, Outcome::kWarn);
   EXPECT_EQ(Find(findings, "gpu003", "nccl")->outcome, Outcome::kFail);
-  EXPECT_EQ(Find(findings, "gpu003", "nccl_env.NCCL_IB_HCA")->outcome,
-            Outcome::kWarn);
+  EXPECT_EQ(Find(findings, "gpu003", "nccl_env.NCCL_IB_HCA")->outcome, Outcome::kWarn);
   EXPECT_EQ(Find(findings, "gpu003", "vbios")->outcome, Outcome::kWarn);
   EXPECT_EQ(Find(findings, "gpu003", "something_new")->outcome, Outcome::kWarn);
   EXPECT_EQ(DeviationSeverity("torch_cuda"), Outcome::kFail);
@@ -126,8 +120,7 @@ TEST(JudgeParity, TieHasNoMajorityAndWarnsEveryNodeNamingTheSplit) {
 }
 
 TEST(JudgeParity, NodeMissingAFieldDeviatesFromTheCluster) {
-  auto nodes =
-      Cluster(4, {{"driver", "550.54.15"}, {"nccl_env.NCCL_IB_HCA", "mlx5"}});
+  auto nodes = Cluster(4, {{"driver", "550.54.15"}, {"nccl_env.NCCL_IB_HCA", "mlx5"}});
   nodes[1].fields.clear();
   auto findings = JudgeParity(nodes, {});
   const ParityFinding* driver = Find(findings, "gpu002", "driver");
@@ -148,14 +141,12 @@ TEST(JudgeParity, ForgottenEnvVarOnOneNodeIsTheOddOneOut) {
   nodes[4].fields["nccl_env.NCCL_P2P_DISABLE"] = "1";  // gpu005
   auto findings = Only(JudgeParity(nodes, {}), "nccl_env.NCCL_P2P_DISABLE");
   ASSERT_EQ(findings.size(), 8u);
-  const ParityFinding* odd =
-      Find(findings, "gpu005", "nccl_env.NCCL_P2P_DISABLE");
+  const ParityFinding* odd = Find(findings, "gpu005", "nccl_env.NCCL_P2P_DISABLE");
   EXPECT_EQ(odd->outcome, Outcome::kWarn);
   EXPECT_EQ(odd->message,
             "nccl_env.NCCL_P2P_DISABLE 1 differs from the cluster (unset on "
             "gpu[001-004,006-008])");
-  EXPECT_EQ(Find(findings, "gpu001", "nccl_env.NCCL_P2P_DISABLE")->outcome,
-            Outcome::kPass);
+  EXPECT_EQ(Find(findings, "gpu001", "nccl_env.NCCL_P2P_DISABLE")->outcome, Outcome::kPass);
 }
 
 TEST(JudgeParity, FieldAbsentOnAllNodesIsNotJudged) {
@@ -170,9 +161,7 @@ TEST(JudgeParity, SingleNodeHasNoMajority) {
   EXPECT_THAT(findings, IsEmpty());
 }
 
-TEST(JudgeParity, NoNodesNoFindings) {
-  EXPECT_THAT(JudgeParity({}, {}), IsEmpty());
-}
+TEST(JudgeParity, NoNodesNoFindings) { EXPECT_THAT(JudgeParity({}, {}), IsEmpty()); }
 
 TEST(JudgeParity, IgnoredFieldsAndRulesAreNotJudged) {
   auto nodes = Cluster(3, {{"driver", "550.54.15"},
@@ -200,8 +189,7 @@ TEST(JudgeParity, IgnoredFieldsAndRulesAreNotJudged) {
 }
 
 TEST(JudgeParity, ShmAndMemlockAreJudgedByRulesNotByTheMajority) {
-  auto nodes =
-      Cluster(3, {{"shm_bytes", "68719476736"}, {"memlock", "unlimited"}});
+  auto nodes = Cluster(3, {{"shm_bytes", "68719476736"}, {"memlock", "unlimited"}});
   nodes[0].fields["shm_bytes"] = "34359738368";
   auto findings = JudgeParity(nodes, {});
   EXPECT_FALSE(HasCheck(findings, "shm_bytes"));
@@ -220,8 +208,7 @@ TEST(JudgeParity, ExactPinFailsTheNodesThatDiffer) {
   ASSERT_EQ(findings.size(), 3u);
   EXPECT_EQ(findings[0].outcome, Outcome::kPass);
   EXPECT_EQ(findings[1].outcome, Outcome::kFail);
-  EXPECT_EQ(findings[1].message,
-            "driver 550.54.14 does not match pin 550.54.15");
+  EXPECT_EQ(findings[1].message, "driver 550.54.14 does not match pin 550.54.15");
   EXPECT_EQ(findings[1].expected, "550.54.15");
   EXPECT_EQ(findings[2].outcome, Outcome::kPass);
 }
@@ -272,16 +259,14 @@ TEST(JudgeParity, PinnedFieldMissingEverywhereIsAnError) {
 TEST(JudgeParity, BadPinIsAnErrorOnEveryNodeNotACrash) {
   ParityOptions opts;
   opts.expect = {{"nccl", "=>2.18"}};
-  auto findings =
-      Only(JudgeParity(Cluster(2, {{"nccl", "2.21.5"}}), opts), "expect.nccl");
+  auto findings = Only(JudgeParity(Cluster(2, {{"nccl", "2.21.5"}}), opts), "expect.nccl");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].outcome, Outcome::kError);
   EXPECT_THAT(findings[0].message, HasSubstr("unknown operator"));
 }
 
 TEST(CheckExpectPins, NamesTheFieldOfABadPin) {
-  EXPECT_TRUE(
-      CheckExpectPins({{"driver", "550.54.15"}, {"nccl", ">=2.18"}}).ok());
+  EXPECT_TRUE(CheckExpectPins({{"driver", "550.54.15"}, {"nccl", ">=2.18"}}).ok());
   Status s = CheckExpectPins({{"driver", "550.54.15"}, {"nccl", ">=abc"}});
   EXPECT_EQ(s.kind(), ErrorKind::kBadInventory);
   EXPECT_THAT(s.message(), HasSubstr("expect.nccl: pin \">=abc\""));
@@ -290,29 +275,25 @@ TEST(CheckExpectPins, NamesTheFieldOfABadPin) {
 // ---- compatibility rules ----------------------------------------------------
 
 TEST(ParityRules, DriverTooOldForTorchCudaFails) {
-  auto nodes = Cluster(
-      2, {{"driver", "550.54.15"}, {"torch", "2.3.0"}, {"torch_cuda", "12.4"}});
+  auto nodes = Cluster(2, {{"driver", "550.54.15"}, {"torch", "2.3.0"}, {"torch_cuda", "12.4"}});
   nodes[1].fields["driver"] = "520.61.05";
   auto findings = Only(JudgeParity(nodes, {}), "driver_for_cuda");
   ASSERT_EQ(findings.size(), 2u);
   EXPECT_EQ(findings[0].outcome, Outcome::kPass);
   EXPECT_EQ(findings[1].outcome, Outcome::kFail);
-  EXPECT_EQ(
-      findings[1].message,
-      "driver 520.61.05 is older than 525.60.13, the minimum for CUDA 12.4 "
-      "(needed by torch 2.3.0 built for CUDA 12.4); CUDA 12.4's own driver "
-      "is 550.54.14");
+  EXPECT_EQ(findings[1].message,
+            "driver 520.61.05 is older than 525.60.13, the minimum for CUDA 12.4 "
+            "(needed by torch 2.3.0 built for CUDA 12.4); CUDA 12.4's own driver "
+            "is 550.54.14");
   EXPECT_EQ(findings[1].evidence["toolkit_driver"], "550.54.14");
 }
 
 TEST(ParityRules, DriverWithinMinorVersionCompatibilityWarns) {
-  auto nodes = Cluster(
-      1, {{"driver", "525.60.13"}, {"torch", "2.3"}, {"torch_cuda", "12.4"}});
+  auto nodes = Cluster(1, {{"driver", "525.60.13"}, {"torch", "2.3"}, {"torch_cuda", "12.4"}});
   auto f = Only(JudgeParity(nodes, {}), "driver_for_cuda");
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].outcome, Outcome::kWarn);
-  EXPECT_THAT(f[0].message,
-              HasSubstr("driver 525.60.13 is older than 550.54.14"));
+  EXPECT_THAT(f[0].message, HasSubstr("driver 525.60.13 is older than 550.54.14"));
   EXPECT_THAT(f[0].message, HasSubstr("(no PTX JIT of newer code)"));
 }
 
@@ -332,8 +313,7 @@ TEST(ParityRules, NcclBuiltForNewerCudaThanTorchIsTheOneJudged) {
 }
 
 TEST(ParityRules, NoCudaRuntimeMeansTheDriverRulesDoNotApply) {
-  auto nodes = Cluster(
-      1, {{"driver", "550.54.15"}, {"nccl", "2.21.5"}, {"torch_cuda", "None"}});
+  auto nodes = Cluster(1, {{"driver", "550.54.15"}, {"nccl", "2.21.5"}, {"torch_cuda", "None"}});
   auto findings = JudgeParity(nodes, {});
   EXPECT_FALSE(HasCheck(findings, "driver_for_cuda"));
   EXPECT_FALSE(HasCheck(findings, "cuda_driver_for_cuda"));
@@ -348,10 +328,9 @@ TEST(ParityRules, CudaDriverOlderThanTorchCuda) {
   EXPECT_EQ(f[0].outcome, Outcome::kPass);
   EXPECT_EQ(f[1].outcome, Outcome::kWarn);
   EXPECT_EQ(f[2].outcome, Outcome::kFail);
-  EXPECT_EQ(
-      f[2].message,
-      "the driver supports CUDA 11.8, older than CUDA 12.4 (needed by torch "
-      "built for CUDA 12.4)");
+  EXPECT_EQ(f[2].message,
+            "the driver supports CUDA 11.8, older than CUDA 12.4 (needed by torch "
+            "built for CUDA 12.4)");
 }
 
 TEST(ParityRules, GpuCountAgainstTheInventory) {
@@ -435,8 +414,7 @@ TEST(ParityRules, SmallShmWarns) {
 }
 
 TEST(ParityRules, TorchThatCannotSeeCudaFailsOnAGpuNode) {
-  auto nodes =
-      Cluster(3, {{"gpu_count", "8"}, {"torch_cuda_available", "true"}});
+  auto nodes = Cluster(3, {{"gpu_count", "8"}, {"torch_cuda_available", "true"}});
   nodes[1].fields["torch_cuda_available"] = "false";
   nodes[2].fields = {{"gpu_count", "0"}, {"torch_cuda_available", "false"}};
   auto f = Only(JudgeParity(nodes, {}), "torch_sees_gpus");
@@ -444,8 +422,7 @@ TEST(ParityRules, TorchThatCannotSeeCudaFailsOnAGpuNode) {
   EXPECT_EQ(f[0].outcome, Outcome::kPass);
   EXPECT_EQ(f[1].node, "gpu002");
   EXPECT_EQ(f[1].outcome, Outcome::kFail);
-  EXPECT_EQ(f[1].message,
-            "torch.cuda.is_available() is false on a node with 8 GPUs");
+  EXPECT_EQ(f[1].message, "torch.cuda.is_available() is false on a node with 8 GPUs");
 }
 
 // ---- ordering and the summary ---------------------------------------------
@@ -460,8 +437,7 @@ TEST(JudgeParity, FindingsComeInTableOrderThenByNameThenRules) {
   for (const ParityFinding& f : JudgeParity(nodes, {})) {
     if (checks.empty() || checks.back() != f.check) checks.push_back(f.check);
   }
-  EXPECT_THAT(checks,
-              ElementsAre("driver", "kernel", "alpha", "zeta", "shm_size"));
+  EXPECT_THAT(checks, ElementsAre("driver", "kernel", "alpha", "zeta", "shm_size"));
 }
 
 TEST(SummarizeParity, FoldsNodesAndLeadsWithTheVerdict) {
@@ -479,15 +455,13 @@ TEST(SummarizeParity, ShowsThePinAndReasonsWhereThereIsNoValue) {
   ParityOptions opts;
   opts.expect = {{"driver", ">=550"}, {"ofed", "23.10"}};
   auto lines = SummarizeParity(JudgeParity(nodes, opts));
-  EXPECT_THAT(
-      lines,
-      ElementsAre(
-          "FAIL expect.driver: gpu[001-002] have 535.104.05 (expected >=550); "
-          "gpu003 has 550.54.15",
-          "FAIL driver: gpu003 has 550.54.15; gpu[001-002] have 535.104.05",
-          "ERROR expect.ofed: gpu[001-003]: no node reported ofed; cannot "
-          "check pin "
-          "23.10"));
+  EXPECT_THAT(lines,
+              ElementsAre("FAIL expect.driver: gpu[001-002] have 535.104.05 (expected >=550); "
+                          "gpu003 has 550.54.15",
+                          "FAIL driver: gpu003 has 550.54.15; gpu[001-002] have 535.104.05",
+                          "ERROR expect.ofed: gpu[001-003]: no node reported ofed; cannot "
+                          "check pin "
+                          "23.10"));
 }
 
 TEST(ParityRules, NoDriverSkipsOnACpuNodeButFailsOnANodeMeantToHaveGpus) {
@@ -583,7 +557,8 @@ TEST(JudgeParity, OneNodeKnowingIsNoMajority) {
 TEST(JudgeParity, UnknownPrefixCoversEveryFieldUnderIt) {
   auto nodes = Cluster(3, {{"nccl_env.NCCL_IB_HCA", "mlx5"}});
   nodes[2].fields.clear();
-  nodes[2].unknown["nccl_env.*"] = "nccl_env: login shell: bash -lc 'env -0': did not finish within 5 s";
+  nodes[2].unknown["nccl_env.*"] =
+      "nccl_env: login shell: bash -lc 'env -0': did not finish within 5 s";
   ParityOptions o;
   o.expect["nccl_env.NCCL_IB_HCA"] = "mlx5";
   auto findings = JudgeParity(nodes, o);
@@ -597,7 +572,8 @@ TEST(JudgeParity, UnknownPrefixCoversEveryFieldUnderIt) {
 }
 
 TEST(JudgeParity, UnknownDriverIsNotJudgedByTheCudaRules) {
-  auto nodes = Cluster(2, {{"driver", "550.54.15"}, {"cuda_driver", "12.4"}, {"nccl", "2.21.5+cuda12.4"}});
+  auto nodes =
+      Cluster(2, {{"driver", "550.54.15"}, {"cuda_driver", "12.4"}, {"nccl", "2.21.5+cuda12.4"}});
   nodes[1].fields.erase("driver");
   nodes[1].fields.erase("cuda_driver");
   nodes[1].unknown["driver"] = "gpu: NVML did not return within 180 s";

@@ -5,17 +5,33 @@ namespace cc {
 const std::vector<std::string>& PerNodeEnvNames() {
   static const std::vector<std::string> kNames = {
       // Who the node is.
-      "HOSTNAME", "HOST", "NCCL_HOSTID",
+      "HOSTNAME",
+      "HOST",
+      "NCCL_HOSTID",
       // Which devices this node's processes see: differs where nodes differ
       // in GPUs or NICs, or where a scheduler hands out a node's share.
-      "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-      "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+      "CUDA_VISIBLE_DEVICES",
+      "NVIDIA_VISIBLE_DEVICES",
+      "ROCR_VISIBLE_DEVICES",
+      "HIP_VISIBLE_DEVICES",
+      "GPU_DEVICE_ORDINAL",
       // Ranks, as launchers set them per process or node.
-      "RANK", "LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "OMPI_COMM_WORLD_RANK",
-      "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_NODE_RANK", "PMI_RANK", "PMIX_RANK",
+      "RANK",
+      "LOCAL_RANK",
+      "NODE_RANK",
+      "GROUP_RANK",
+      "OMPI_COMM_WORLD_RANK",
+      "OMPI_COMM_WORLD_LOCAL_RANK",
+      "OMPI_COMM_WORLD_NODE_RANK",
+      "PMI_RANK",
+      "PMIX_RANK",
       "MV2_COMM_WORLD_RANK",
       // The session's own place and time.
-      "PWD", "OLDPWD", "XDG_RUNTIME_DIR", "XDG_SESSION_ID", "TMPDIR",
+      "PWD",
+      "OLDPWD",
+      "XDG_RUNTIME_DIR",
+      "XDG_SESSION_ID",
+      "TMPDIR",
   };
   return kNames;
 }
@@ -41,7 +57,8 @@ bool IsPerNodeEnv(const std::string& var) {
 std::string EnvVarOfField(const std::string& field) {
   for (const char* prefix : {"nccl_env.", "env."}) {
     std::string p = prefix;
-    if (field.size() > p.size() && field.compare(0, p.size(), p) == 0) return field.substr(p.size());
+    if (field.size() > p.size() && field.compare(0, p.size(), p) == 0)
+      return field.substr(p.size());
   }
   return "";
 }

@@ -14,9 +14,9 @@ TEST(PerNodeEnv, HostIdsRanksAndDeviceListsAreMeantToDiffer) {
 }
 
 TEST(PerNodeEnv, SettingsThatMustMatchAreStillVoted) {
-  for (const char* v : {"NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_P2P_DISABLE",
-                        "NCCL_DEBUG", "LD_LIBRARY_PATH", "PATH", "SLURM", "SSH", "RANKS",
-                        "NCCL_HOSTIDX"}) {
+  for (const char* v :
+       {"NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_P2P_DISABLE", "NCCL_DEBUG",
+        "LD_LIBRARY_PATH", "PATH", "SLURM", "SSH", "RANKS", "NCCL_HOSTIDX"}) {
     EXPECT_FALSE(IsPerNodeEnv(v)) << v;
   }
 }

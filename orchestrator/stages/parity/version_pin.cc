@@ -7,15 +7,11 @@ namespace cc {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
@@ -30,8 +26,7 @@ std::string_view OrderedPart(std::string_view s) {
 
 std::string_view Metadata(std::string_view s) {
   size_t plus = s.find('+');
-  return plus == std::string_view::npos ? std::string_view()
-                                        : s.substr(plus + 1);
+  return plus == std::string_view::npos ? std::string_view() : s.substr(plus + 1);
 }
 
 struct Token {
@@ -79,12 +74,10 @@ int CompareTokens(const Token* a, const Token* b) {
   return a->numeric ? CompareNumbers(a->text, "") : -1;
 }
 
-int CompareTokenLists(const std::vector<Token>& a,
-                      const std::vector<Token>& b) {
+int CompareTokenLists(const std::vector<Token>& a, const std::vector<Token>& b) {
   size_t n = std::max(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
-    int c = CompareTokens(i < a.size() ? &a[i] : nullptr,
-                          i < b.size() ? &b[i] : nullptr);
+    int c = CompareTokens(i < a.size() ? &a[i] : nullptr, i < b.size() ? &b[i] : nullptr);
     if (c != 0) return c;
   }
   return 0;
@@ -112,9 +105,7 @@ Status Bad(const std::string& pin, const std::string& why) {
   return Status::BadInventory("pin \"" + pin + "\": " + why);
 }
 
-bool IsOperatorChar(char c) {
-  return c == '<' || c == '>' || c == '=' || c == '!';
-}
+bool IsOperatorChar(char c) { return c == '<' || c == '>' || c == '=' || c == '!'; }
 
 // Parses one comma-separated part that starts with an operator.
 Result<PinClause> ParseClause(const std::string& pin, std::string_view part) {
@@ -158,8 +149,7 @@ bool IsVersionLike(const std::string& s) {
 }
 
 int CompareVersions(const std::string& a, const std::string& b) {
-  return CompareTokenLists(Tokenize(OrderedPart(Trim(a))),
-                           Tokenize(OrderedPart(Trim(b))));
+  return CompareTokenLists(Tokenize(OrderedPart(Trim(a))), Tokenize(OrderedPart(Trim(b))));
 }
 
 Result<VersionPin> ParseVersionPin(const std::string& pin) {
@@ -178,8 +168,7 @@ Result<VersionPin> ParseVersionPin(const std::string& pin) {
   std::string_view rest = out.text;
   while (true) {
     size_t comma = rest.find(',');
-    Result<PinClause> clause =
-        ParseClause(out.text, Trim(rest.substr(0, comma)));
+    Result<PinClause> clause = ParseClause(out.text, Trim(rest.substr(0, comma)));
     if (!clause.ok()) return clause.status();
     out.clauses.push_back(std::move(*clause));
     if (comma == std::string_view::npos) break;
@@ -206,10 +195,8 @@ bool Matches(const VersionPin& pin, const std::string& value) {
       case PinOp::kGe: {
         if (!IsVersionLike(value)) return false;
         int cmp = CompareVersions(value, c.operand);
-        ok = (c.op == PinOp::kLt && cmp < 0) ||
-             (c.op == PinOp::kLe && cmp <= 0) ||
-             (c.op == PinOp::kGt && cmp > 0) ||
-             (c.op == PinOp::kGe && cmp >= 0);
+        ok = (c.op == PinOp::kLt && cmp < 0) || (c.op == PinOp::kLe && cmp <= 0) ||
+             (c.op == PinOp::kGt && cmp > 0) || (c.op == PinOp::kGe && cmp >= 0);
         break;
       }
     }

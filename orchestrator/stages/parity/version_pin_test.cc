@@ -70,13 +70,10 @@ TEST(CompareVersions, KernelReleasesOrderByEveryNumber) {
 }
 
 TEST(CompareVersions, HugeNumbersDoNotOverflow) {
-  EXPECT_LT(
-      CompareVersions("1.99999999999999999999", "1.100000000000000000000"), 0);
+  EXPECT_LT(CompareVersions("1.99999999999999999999", "1.100000000000000000000"), 0);
 }
 
-TEST(CompareVersions, LeadingVIsDropped) {
-  EXPECT_EQ(CompareVersions("v2.18.3", "2.18.3"), 0);
-}
+TEST(CompareVersions, LeadingVIsDropped) { EXPECT_EQ(CompareVersions("v2.18.3", "2.18.3"), 0); }
 
 TEST(IsVersionLike, NeedsALeadingDigit) {
   EXPECT_TRUE(IsVersionLike("550.54.15"));
@@ -173,9 +170,7 @@ TEST(VersionPin, GarbageIsRefusedWithTheReason) {
   EXPECT_THAT(PinError("2.18,2.19"), HasSubstr("a comma joins comparisons"));
 }
 
-TEST(VersionPin, ErrorNamesThePin) {
-  EXPECT_THAT(PinError(">=x"), HasSubstr("pin \">=x\""));
-}
+TEST(VersionPin, ErrorNamesThePin) { EXPECT_THAT(PinError(">=x"), HasSubstr("pin \">=x\"")); }
 
 }  // namespace
 }  // namespace cc

@@ -62,8 +62,11 @@ PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& b
                 {"alive_at_ms", std::round(lost.alive_ms)},
                 {"lost_after_ms", std::round(lost.after_ms)},
                 {"reason", lost.reason},
-                {"measured_before", {{"as_sender", sent}, {"as_receiver", received},
-                                     {"probes", measured}, {"peers", peers.size()}}}};
+                {"measured_before",
+                 {{"as_sender", sent},
+                  {"as_receiver", received},
+                  {"probes", measured},
+                  {"peers", peers.size()}}}};
   return v;
 }
 

@@ -31,11 +31,11 @@ inline constexpr const char* kNodeLostState = "node-lost";
 
 struct LostNode {
   std::string node;
-  std::string phase;   // "probe batch 2 of 3", "retests", "stop"
-  double alive_ms = 0; // since the stage started: the phase began, the
-                       // node still answering
-  double after_ms = 0; // since the stage started: the loss was noticed
-  std::string reason;  // the failure that showed it ("timeout: ...")
+  std::string phase;    // "probe batch 2 of 3", "retests", "stop"
+  double alive_ms = 0;  // since the stage started: the phase began, the
+                        // node still answering
+  double after_ms = 0;  // since the stage started: the loss was noticed
+  std::string reason;   // the failure that showed it ("timeout: ...")
 };
 
 // True when a failure of the agent channel means the node is gone

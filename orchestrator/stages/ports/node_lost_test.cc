@@ -19,9 +19,9 @@ TEST(HiddenByLoss, OnlyFailuresTouchingALostNodeAreHidden) {
   EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kFail, "filtered", lost));
   EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kHang, "error", lost));
   EXPECT_TRUE(HiddenByLoss("n3", "n1", Outcome::kError, "error", lost));
-  EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kWarn, "open", lost));  // no token: cut off
-  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kPass, "open", lost));  // measured before
-  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kWarn, "in-use", lost));  // a real finding
+  EXPECT_TRUE(HiddenByLoss("n1", "n3", Outcome::kWarn, "open", lost));       // no token: cut off
+  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kPass, "open", lost));      // measured before
+  EXPECT_FALSE(HiddenByLoss("n1", "n3", Outcome::kWarn, "in-use", lost));    // a real finding
   EXPECT_FALSE(HiddenByLoss("n1", "n2", Outcome::kFail, "filtered", lost));  // not about n3
 }
 
@@ -37,9 +37,11 @@ TEST(NodeLostVerdict, NamesTheNodeWhenItWasLostAndWhatWasMeasuredBefore) {
   EXPECT_EQ(v.kind, "node-lost");
   EXPECT_EQ(v.severity, Outcome::kFail);
   EXPECT_EQ(v.nodes, (std::vector<std::string>{"n3"}));
-  EXPECT_NE(v.message.find("n3 was lost during the ports stage (probe batch 2 of 3, between 1.0 s and 12.2 s after "
-                           "the stage started)"),
-            std::string::npos)
+  EXPECT_NE(
+      v.message.find(
+          "n3 was lost during the ports stage (probe batch 2 of 3, between 1.0 s and 12.2 s after "
+          "the stage started)"),
+      std::string::npos)
       << v.message;
   EXPECT_NE(v.message.find("3 probes with 2 peers"), std::string::npos) << v.message;
   EXPECT_EQ(v.evidence["measured_before"]["as_sender"]["open"], 2);

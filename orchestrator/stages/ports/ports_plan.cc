@@ -78,9 +78,12 @@ Result<PortsSettings> ReadPortsSettings(const Json& settings) {
 
 const char* PortKindName(PortKind k) {
   switch (k) {
-    case PortKind::kSsh: return "ssh";
-    case PortKind::kListed: return "listed";
-    case PortKind::kEphemeral: return "ephemeral";
+    case PortKind::kSsh:
+      return "ssh";
+    case PortKind::kListed:
+      return "listed";
+    case PortKind::kEphemeral:
+      return "ephemeral";
   }
   return "listed";
 }
@@ -175,9 +178,7 @@ std::map<std::string, std::vector<size_t>> BatchProbes(
 
 namespace {
 
-std::string Where(const PlannedProbe& p) {
-  return p.addr + ":" + std::to_string(p.port);
-}
+std::string Where(const PlannedProbe& p) { return p.addr + ":" + std::to_string(p.port); }
 
 std::string WithNote(std::string m, const std::string& note) {
   return note.empty() ? m : m + " (" + note + ")";
@@ -189,9 +190,11 @@ std::string WithNote(std::string m, const std::string& note) {
 // open: sshd drops unauthenticated connections past its MaxStartups, and a
 // connect that succeeded proves the path.
 ProbeJudgement JudgeSsh(const PlannedProbe& p, const std::string& reply, const std::string& note) {
-  if (reply.rfind("SSH-", 0) == 0) return {"open", Outcome::kPass, "sshd answered \"" + reply + "\""};
+  if (reply.rfind("SSH-", 0) == 0)
+    return {"open", Outcome::kPass, "sshd answered \"" + reply + "\""};
   if (reply.empty()) {
-    return {"open", Outcome::kPass, WithNote("connected to sshd's port; no banner came back", note)};
+    return {"open", Outcome::kPass,
+            WithNote("connected to sshd's port; no banner came back", note)};
   }
   return {"in-use", Outcome::kWarn,
           Where(p) + " is " + p.dst + "'s ssh port, but it answers \"" + reply +
@@ -238,8 +241,8 @@ ProbeJudgement JudgeProbe(const PlannedProbe& p, const std::string& agent_state,
   }
   if (agent_state == "refused") {
     std::string why = p.kind == PortKind::kSsh ? "no sshd there, or a REJECT rule"
-                      : in_use ? "the process holding it refuses, or a REJECT rule"
-                               : "a REJECT rule: our listener was up";
+                      : in_use                 ? "the process holding it refuses, or a REJECT rule"
+                                               : "a REJECT rule: our listener was up";
     return {"refused", Outcome::kFail, Where(p) + " refused the connection (" + why + ")"};
   }
   if (agent_state == "filtered") {

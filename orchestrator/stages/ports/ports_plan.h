@@ -38,7 +38,7 @@ struct PortsSettings {
   // Per connect; longer = filtered. 2 s lets one lost SYN be retransmitted
   // (Linux's first retransmission comes after 1 s) before we call it a DROP.
   int timeout_ms = 2000;
-  int parallel = 256;                // connects in flight per node
+  int parallel = 256;  // connects in flight per node
   // Senders that probe one receiver at once, at most (probe_pacer.h): the
   // probes run in rounds of disjoint pairs, this many rounds at a time,
   // fewer while connect times rise.
@@ -56,11 +56,11 @@ const char* PortKindName(PortKind k);  // "ssh", "listed", "ephemeral"
 // What one receiver's agent said after phase 1 ("listening").
 struct ReceiverInfo {
   std::string node;
-  std::string addr;            // where senders connect
-  std::optional<int> ssh_port; // probed plain; none for local transport
-  std::set<int> bound;         // listed ports it listens on
+  std::string addr;                        // where senders connect
+  std::optional<int> ssh_port;             // probed plain; none for local transport
+  std::set<int> bound;                     // listed ports it listens on
   std::map<int, std::string> bind_errors;  // listed port -> "EADDRINUSE: ..."
-  std::vector<int> ephemeral;  // the sample it listens on
+  std::vector<int> ephemeral;              // the sample it listens on
   std::optional<std::pair<int, int>> ephemeral_range;
 };
 
@@ -78,7 +78,7 @@ struct PlannedProbe {
   std::string addr;  // dst's address
   int port = 0;
   PortKind kind = PortKind::kListed;
-  bool plain = false;  // no token expected (ssh, or a port held by others)
+  bool plain = false;      // no token expected (ssh, or a port held by others)
   std::string bind_error;  // why dst could not listen ("" when it did)
 };
 

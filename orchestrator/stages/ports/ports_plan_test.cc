@@ -50,11 +50,10 @@ TEST(ReadPortsSettings, AHugeRangeIsAnErrorNamingTheKey) {
 
 TEST(ParseListening, ReadsBoundPortsBindErrorsAndTheEphemeralSample) {
   ReceiverInfo r;
-  Status s = ParseListening(
-      Json::parse(R"({"address":"10.0.0.3","bound":[29500],
+  Status s = ParseListening(Json::parse(R"({"address":"10.0.0.3","bound":[29500],
         "in_use":[{"port":8080,"error":"EADDRINUSE: Address already in use"}],
         "ephemeral_range":[32768,60999],"ephemeral_sample":[34532,38061]})"),
-      &r);
+                            &r);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(r.bound, std::set<int>{29500});
   EXPECT_EQ(r.bind_errors.at(8080), "EADDRINUSE: Address already in use");
@@ -125,8 +124,8 @@ TEST(JudgeProbe, MapsAgentStatesToStoredStatesAndOutcomes) {
   EXPECT_EQ(ssh.state, "open");
   EXPECT_EQ(ssh.outcome, Outcome::kPass);
   EXPECT_NE(ssh.message.find("SSH-2.0"), std::string::npos);
-  auto held = j(Probe(PortKind::kListed, true, "EADDRINUSE: Address already in use"),
-                "open-other", "HTTP/1.0 400");
+  auto held = j(Probe(PortKind::kListed, true, "EADDRINUSE: Address already in use"), "open-other",
+                "HTTP/1.0 400");
   EXPECT_EQ(held.state, "in-use");
   EXPECT_EQ(held.outcome, Outcome::kWarn);
   EXPECT_NE(held.message.find("EADDRINUSE"), std::string::npos);
@@ -160,12 +159,12 @@ TEST(ListenPorts, LeavesTheSshPortToSshdWhenTheInventoryListsIt) {
 
 TEST(JudgeProbe, TheSshPortCountsOpenOnSshdsBannerAndInUseOnAnythingElse) {
   std::map<std::string, std::string> tokens = {{"n2", "tok n2"}};
-  auto banner = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "SSH-2.0-OpenSSH_9.2p1",
-                           "", tokens);
+  auto banner =
+      JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "SSH-2.0-OpenSSH_9.2p1", "", tokens);
   EXPECT_EQ(banner.state, "open");
   EXPECT_EQ(banner.outcome, Outcome::kPass);
-  auto other = JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "HTTP/1.0 200 squatter", "",
-                          tokens);
+  auto other =
+      JudgeProbe(Probe(PortKind::kSsh, true), "open-other", "HTTP/1.0 200 squatter", "", tokens);
   EXPECT_EQ(other.state, "in-use");
   EXPECT_EQ(other.outcome, Outcome::kWarn);
   EXPECT_NE(other.message.find("not an SSH banner"), std::string::npos);
@@ -227,7 +226,7 @@ TEST(EstimatePorts, ReadsPortsWindowAndTimeout) {
   PortsSettings s;  // 29500, 8 ephemeral samples, window 8, 2 s
   PortsEstimate e = EstimatePorts(s, 22, 31);
   EXPECT_EQ(e.ports_per_pair, 10u);
-  EXPECT_EQ(e.batches, 4u);  // 31 rounds, 8 at a time
+  EXPECT_EQ(e.batches, 4u);                      // 31 rounds, 8 at a time
   EXPECT_EQ(PortsPerPair(s, std::nullopt), 9u);  // local transport: no ssh port
   s.senders_per_receiver = 4;
   EXPECT_EQ(EstimatePorts(s, 22, 31).batches, 8u);

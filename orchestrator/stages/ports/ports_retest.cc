@@ -4,7 +4,9 @@
 
 namespace cc {
 
-bool IsTokenTimeout(const PairResult& r) { return r.outcome == Outcome::kWarn && r.state == "open"; }
+bool IsTokenTimeout(const PairResult& r) {
+  return r.outcome == Outcome::kWarn && r.state == "open";
+}
 
 std::vector<size_t> PortsToRetest(const std::vector<PairResult>& results) {
   std::vector<size_t> out;
@@ -22,8 +24,9 @@ PairResult ConfirmPortProbe(const PairResult& first, const PairResult& second) {
   if (second.outcome == Outcome::kPass) {
     // Load, not a flaky link: the connect worked both times.
     r = second;
-    r.message = "no token came back in time on the first attempt (a loaded node); "
-                "the quiet retest passed";
+    r.message =
+        "no token came back in time on the first attempt (a loaded node); "
+        "the quiet retest passed";
     r.evidence["confirmation"] = kCleared;
   } else if (IsTokenTimeout(second)) {
     r = second;  // slow twice, even alone and with 2.5x the deadline

@@ -84,7 +84,7 @@ class SymptomBudget {
   static Key Out(const PlannedProbe& p) { return {p.src, 'o', PortKey(p)}; }
   static int Count(const std::map<Key, int>& m, const Key& k);
   int confirmations_;
-  std::map<Key, int> worked_;     // first-attempt passes per symptom key
+  std::map<Key, int> worked_;  // first-attempt passes per symptom key
   std::map<Key, int> confirmed_;
 };
 

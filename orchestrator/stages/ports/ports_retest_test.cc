@@ -2,16 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include "orchestrator/run/confirm.h"
-
 #include <functional>
 #include <set>
+
+#include "orchestrator/run/confirm.h"
 
 namespace cc {
 namespace {
 
-PlannedProbe P(std::string src, std::string dst, int port,
-               PortKind kind = PortKind::kListed) {
+PlannedProbe P(std::string src, std::string dst, int port, PortKind kind = PortKind::kListed) {
   return {src, dst, "10.0.0.1", port, kind, false, ""};
 }
 
@@ -42,7 +41,7 @@ TEST(SymptomBudget, AReceiversPortIsCoveredAfterEnoughConfirmations) {
   EXPECT_FALSE(b.Covered(P("n2", "n3", 29500)));
   b.Confirmed(P("n2", "n3", 29500));
   EXPECT_TRUE(b.Covered(P("n4", "n3", 29500)));
-  EXPECT_FALSE(b.Covered(P("n4", "n3", 22)));  // another port: another symptom
+  EXPECT_FALSE(b.Covered(P("n4", "n3", 22)));     // another port: another symptom
   EXPECT_FALSE(b.Covered(P("n4", "n5", 29500)));  // another receiver
 }
 

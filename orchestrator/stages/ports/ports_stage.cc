@@ -25,15 +25,15 @@
 #include <set>
 
 #include "common/hostlist.h"
-#include "orchestrator/transport/agent_wait.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/probe_pacer.h"
+#include "orchestrator/run/schedule.h"
+#include "orchestrator/run/stages_decl.h"
 #include "orchestrator/stages/ports/node_lost.h"
 #include "orchestrator/stages/ports/ports_plan.h"
 #include "orchestrator/stages/ports/ports_retest.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
-#include "orchestrator/run/probe_pacer.h"
-#include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {
@@ -80,11 +80,11 @@ Outcome OutcomeOfWait(const Status& s) {
 struct Peer {
   NodeState* state = nullptr;
   std::string name;
-  int64_t id = -1;         // the `ports` request
-  Status listen;           // phase 1
+  int64_t id = -1;  // the `ports` request
+  Status listen;    // phase 1
   ReceiverInfo info;
-  Json listening;          // the agent's "listening" data
-  Status stop;             // phase 3
+  Json listening;                // the agent's "listening" data
+  Status stop;                   // phase 3
   Json timing = Json::object();  // send_ms (max), agent_ms and probe_ms (sums)
 };
 
@@ -114,15 +114,14 @@ class PortsStage : public Stage {
     if (peers_.size() < 2) {
       for (Peer& p : peers_) {
         RecordNode(ctx, p.name, "listen", Outcome::kSkip,
-             "the ports stage needs at least two usable nodes", Json::object());
+                   "the ports stage needs at least two usable nodes", Json::object());
       }
       return Status::Ok();
     }
     std::string run_token = RandomHex(12);
     for (Peer& p : peers_) tokens_[p.name] = "clustercheck-ports " + run_token + " " + p.name;
     size_t rounds = RoundRobinRounds(Names()).size();
-    ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds),
-                              "steps");
+    ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
     start_ = Clock::now();
     Listen(ctx);
     auto t1 = Clock::now();
@@ -158,7 +157,9 @@ class PortsStage : public Stage {
     return node.address;
   }
 
-  size_t PortsPerReceiver() const { return settings_.ports.size() + 1 + settings_.ephemeral_samples; }
+  size_t PortsPerReceiver() const {
+    return settings_.ports.size() + 1 + settings_.ephemeral_samples;
+  }
 
   // How long the agents hold their listeners without a "stop": every
   // batch at its deadline (at most one per round), the retests' budget,
@@ -266,8 +267,8 @@ class PortsStage : public Stage {
   // Sends every sender of `targets` its probes as one control line and
   // waits for the answers, all senders at once. A sender whose agent stops
   // answering is lost (node_lost.h).
-  void RunBatch(StageContext& ctx, const Targets& targets, int timeout_ms,
-                const std::string& phase, std::vector<Answer>* answers) {
+  void RunBatch(StageContext& ctx, const Targets& targets, int timeout_ms, const std::string& phase,
+                std::vector<Answer>* answers) {
     std::vector<std::string> names;
     for (const auto& [src, idx] : targets) {
       if (!idx.empty() && !Lost(src)) names.push_back(src);
@@ -289,11 +290,12 @@ class PortsStage : public Stage {
     Json targets = Json::array();
     for (size_t i : idx) {
       const PlannedProbe& pp = plan_[i];
-      targets.push_back({{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port},
-                         {"plain", pp.plain}});
+      targets.push_back(
+          {{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port}, {"plain", pp.plain}});
     }
     auto start = Clock::now();
-    Deadline deadline = Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
+    Deadline deadline =
+        Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
     Status st = p.state->agent->SendControl(p.id, "probe",
                                             {{"targets", targets},
                                              {"tokens", tokens},
@@ -366,13 +368,13 @@ class PortsStage : public Stage {
   void Stop(StageContext& ctx);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
-                   Outcome o, const std::string& message, Json evidence,
-                   const std::string& value = "") {
+                         Outcome o, const std::string& message, Json evidence,
+                         const std::string& value = "") {
     ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
   }
 
-  void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms,
-              double probe_ms, double retest_ms);
+  void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms, double probe_ms,
+              double retest_ms);
   void RecordListen(StageContext& ctx, const Peer& p);
   std::vector<PortCell> HideLost(std::vector<PairResult>* results) const;
   std::vector<PairResult> NeverListened() const;
@@ -409,8 +411,8 @@ PairResult PortsStage::Judge(size_t i, const Answer& a) const {
     return r;
   }
   const Json& d = a.data;
-  ProbeJudgement j = JudgeProbe(pp, d.value("state", ""), d.value("reply", ""),
-                                d.value("note", ""), tokens_);
+  ProbeJudgement j =
+      JudgeProbe(pp, d.value("state", ""), d.value("reply", ""), d.value("note", ""), tokens_);
   r.outcome = j.outcome;
   r.state = j.state;
   r.message = j.message;
@@ -479,8 +481,9 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
     r.evidence["confirmation"] = kUnconfirmed;
     r.evidence["not_retested"] =
         budget.Covered(plan_[i])
-            ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src + "'s) was confirmed by " +
-                  std::to_string(kConfirmationsPerSymptom) + " retests from other peers"
+            ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src +
+                  "'s) was confirmed by " + std::to_string(kConfirmationsPerSymptom) +
+                  " retests from other peers"
             : "a node of the pair was lost, or the retest time budget was spent";
     ++retests_skipped_;
   }
@@ -517,11 +520,12 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   ev["timing"] = p.timing;
   if (!p.listen.ok()) {
     RecordNode(ctx, p.name, "listen", OutcomeOfWait(p.listen),
-         "could not listen: " + p.listen.ToString(), ev);
+               "could not listen: " + p.listen.ToString(), ev);
     return;
   }
-  std::string eph = p.info.ephemeral.empty() ? "" :
-      " and " + std::to_string(p.info.ephemeral.size()) + " ephemeral ports";
+  std::string eph = p.info.ephemeral.empty()
+                        ? ""
+                        : " and " + std::to_string(p.info.ephemeral.size()) + " ephemeral ports";
   std::string msg = "listened on " + FormatTcpPorts({p.info.bound.begin(), p.info.bound.end()}) +
                     eph + " at " + ev.value("address", p.info.addr);
   Outcome o = Outcome::kPass;
@@ -551,8 +555,8 @@ std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) con
     PairResult& r = (*results)[i];
     if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
       const std::string& who = lost.count(r.dst) ? r.dst : r.src;
-      r.evidence["first"] = {{"outcome", OutcomeName(r.outcome)}, {"state", r.state},
-                             {"message", r.message}};
+      r.evidence["first"] = {
+          {"outcome", OutcomeName(r.outcome)}, {"state", r.state}, {"message", r.message}};
       r.outcome = Outcome::kSkip;
       r.state = kNodeLostState;
       r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
@@ -611,8 +615,8 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
     for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
     ev["node_pairs"] = pairs;
     std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
-                       : v.kind == "one-way" || v.kind == "pair"       ? v.nodes.at(0)
-                                                                       : FoldHostlist(v.nodes);
+                       : v.kind == "one-way" || v.kind == "pair"          ? v.nodes.at(0)
+                                                                          : FoldHostlist(v.nodes);
     std::string value = FormatTcpPorts(v.ports);
     if (value.size() > 200) value = value.substr(0, 197) + "...";
     RecordNode(ctx, node, "verdict:" + v.kind, v.severity, v.message, ev, value);

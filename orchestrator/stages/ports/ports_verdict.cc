@@ -23,8 +23,7 @@ namespace {
 constexpr size_t kMaxEvidencePairs = 64;
 
 bool Tested(const PortCell& c) {
-  return c.outcome == Outcome::kPass || c.outcome == Outcome::kWarn ||
-         c.outcome == Outcome::kFail;
+  return c.outcome == Outcome::kPass || c.outcome == Outcome::kWarn || c.outcome == Outcome::kFail;
 }
 
 std::string Fold(const std::vector<std::string>& nodes) { return FoldHostlist(nodes); }
@@ -63,13 +62,16 @@ Json Evidence(const std::vector<const PortCell*>& cells) {
   Json states = Json::object();
   for (const PortCell* c : cells) {
     if (pairs.size() < kMaxEvidencePairs) {
-      pairs.push_back({{"src", c->src}, {"dst", c->dst}, {"port", c->port},
-                       {"kind", PortKindName(c->kind)}, {"state", c->state}});
+      pairs.push_back({{"src", c->src},
+                       {"dst", c->dst},
+                       {"port", c->port},
+                       {"kind", PortKindName(c->kind)},
+                       {"state", c->state}});
     }
     states[c->state] = states.value(c->state, 0) + 1;
   }
-  return {{"pairs", pairs}, {"states", states}, {"probes", cells.size()},
-          {"ports", PortsOf(cells)}};
+  return {
+      {"pairs", pairs}, {"states", states}, {"probes", cells.size()}, {"ports", PortsOf(cells)}};
 }
 
 class Attribution {
@@ -107,9 +109,8 @@ class Attribution {
   }
   std::vector<std::string> Sorted(std::set<std::string> names) const {
     std::vector<std::string> v(names.begin(), names.end());
-    std::sort(v.begin(), v.end(), [&](const std::string& a, const std::string& b) {
-      return Rank(a) < Rank(b);
-    });
+    std::sort(v.begin(), v.end(),
+              [&](const std::string& a, const std::string& b) { return Rank(a) < Rank(b); });
     return v;
   }
   size_t Rank(const std::string& n) const {
@@ -144,8 +145,10 @@ class Attribution {
                 " probes, " + StatesOf(Pick(all)) +
                 "): the addresses in use are not on a network the nodes share, or every "
                 "node's firewall blocks it";
-    v.next_step = "check the node addresses (ip route get <peer>) and the firewalls "
-                  "(iptables -S; nft list ruleset) on " + Fold(nodes_);
+    v.next_step =
+        "check the node addresses (ip route get <peer>) and the firewalls "
+        "(iptables -S; nft list ruleset) on " +
+        Fold(nodes_);
     Explain(all);
     out_.push_back(std::move(v));
     return true;
@@ -171,8 +174,8 @@ class Attribution {
       }
       if (!others_work) continue;
       PortVerdict v = Make("sender", {s}, mine);
-      v.message = s + " reaches no peer on any port (" + StatesOf(Pick(mine)) +
-                  " to " + Fold(Sorted(peers)) + "): OUTPUT firewall or routing on " + s;
+      v.message = s + " reaches no peer on any port (" + StatesOf(Pick(mine)) + " to " +
+                  Fold(Sorted(peers)) + "): OUTPUT firewall or routing on " + s;
       v.next_step = "look at OUTPUT and the routes on " + s +
                     " (iptables -S OUTPUT; ip route get <peer address>)";
       Explain(mine);
@@ -198,9 +201,9 @@ class Attribution {
   }
 
   struct Blocked {
-    std::vector<size_t> idx;     // the failing cells
-    std::set<int> fixed, eph;    // blocked ports by kind
-    bool everything = false;     // every tested port to it fails
+    std::vector<size_t> idx;   // the failing cells
+    std::set<int> fixed, eph;  // blocked ports by kind
+    bool everything = false;   // every tested port to it fails
   };
 
   // Per receiver, the ports every peer (two or more) fails to reach.
@@ -254,7 +257,8 @@ class Attribution {
     }
     for (auto& [key, rs] : fold) {
       std::vector<size_t> idx;
-      for (const std::string& r : rs) idx.insert(idx.end(), fixed_idx[r].begin(), fixed_idx[r].end());
+      for (const std::string& r : rs)
+        idx.insert(idx.end(), fixed_idx[r].begin(), fixed_idx[r].end());
       ReceiverVerdict(Sorted({rs.begin(), rs.end()}), key.first, key.second, idx);
     }
     Ephemeral(blocked, eph_idx);
@@ -301,8 +305,9 @@ class Attribution {
     if (sv != sender_verdict_.end()) {
       PortVerdict& v = out_[sv->second];
       v.kind = "isolated";
-      v.message = r + " neither reaches nor is reached by any peer on any port: its firewall "
-                      "(INPUT and OUTPUT), its link or its address";
+      v.message = r +
+                  " neither reaches nor is reached by any peer on any port: its firewall "
+                  "(INPUT and OUTPUT), its link or its address";
       v.next_step = "look at " + r + "'s link, address and firewall (ip addr; iptables -S)";
       for (size_t i : b.idx) v.pairs.push_back({cells_[i]->src, r});
       Explain(b.idx);
@@ -311,7 +316,8 @@ class Attribution {
     PortVerdict v = Make("receiver", {r}, b.idx);
     v.message = r + " accepts no port from any peer (" + StatesOf(Pick(b.idx)) +
                 "): INPUT firewall or routing on " + r + ", or its address is wrong";
-    v.next_step = "look at INPUT on " + r + " (iptables -S INPUT; nft list ruleset) and at its "
+    v.next_step = "look at INPUT on " + r +
+                  " (iptables -S INPUT; nft list ruleset) and at its "
                   "address";
     Explain(b.idx);
     out_.push_back(std::move(v));
@@ -324,7 +330,8 @@ class Attribution {
     std::string tcp = FormatTcpPorts(ports);
     PortVerdict v = Make("receiver", rs, idx);
     if (states == "filtered") {
-      v.message = who + (one ? " drops " : " drop ") + tcp + " from every peer: INPUT firewall on " + who;
+      v.message =
+          who + (one ? " drops " : " drop ") + tcp + " from every peer: INPUT firewall on " + who;
     } else if (states == "refused") {
       v.message = who + (one ? " refuses " : " refuse ") + tcp +
                   " from every peer with our listener up (a REJECT rule): INPUT firewall on " + who;
@@ -337,7 +344,8 @@ class Attribution {
     }
     std::string list;
     for (int p : ports) list += (list.empty() ? "" : ",") + std::to_string(p);
-    v.next_step = "allow tcp " + list + " in INPUT on " + who + " (iptables -S INPUT; nft list ruleset)";
+    v.next_step =
+        "allow tcp " + list + " in INPUT on " + who + " (iptables -S INPUT; nft list ruleset)";
     Explain(idx);
     out_.push_back(std::move(v));
   }
@@ -385,27 +393,30 @@ class Attribution {
       for (const std::string& r : rs) idx.insert(idx.end(), eph_idx[r].begin(), eph_idx[r].end());
       std::string who = Fold(rs);
       bool one = rs.size() == 1;
-      std::string range = key.range.first ? std::to_string(key.range.first) + "-" +
-                                                std::to_string(key.range.second)
-                                          : "the ephemeral range";
+      std::string range =
+          key.range.first ? std::to_string(key.range.first) + "-" + std::to_string(key.range.second)
+                          : "the ephemeral range";
       std::string allowed;
       for (size_t i = 0; i < key.working.size(); ++i) {
-        allowed += (i == 0 ? "" : i + 1 == key.working.size() ? " and " : ", ") +
+        allowed += (i == 0                        ? ""
+                    : i + 1 == key.working.size() ? " and "
+                                                  : ", ") +
                    std::to_string(key.working[i]);
       }
       PortVerdict v = Make("ephemeral", rs, idx);
       bool all = key.blocked == key.sampled;
-      v.message = who + (one ? " drops " : " drop ") +
-                  (all ? std::string(one ? "its" : "their") + " ephemeral ports"
-                       : std::to_string(key.blocked) + " of " + std::to_string(key.sampled) +
-                             " sampled ephemeral ports") +
-                  " (" + StatesOf(Pick(idx)) + ", range " + range + ") from every peer" +
-                  (allowed.empty() ? "" : " while tcp/" + allowed + " get through") +
-                  ". NCCL opens its data sockets on ephemeral ports (net.ipv4.ip_local_port_range " +
-                  range + "); a firewall that allows only " +
-                  (allowed.empty() ? std::string("the rendezvous port") : allowed) +
-                  " lets the rendezvous succeed and breaks NCCL right after: open tcp " + range +
-                  " on " + who;
+      v.message =
+          who + (one ? " drops " : " drop ") +
+          (all ? std::string(one ? "its" : "their") + " ephemeral ports"
+               : std::to_string(key.blocked) + " of " + std::to_string(key.sampled) +
+                     " sampled ephemeral ports") +
+          " (" + StatesOf(Pick(idx)) + ", range " + range + ") from every peer" +
+          (allowed.empty() ? "" : " while tcp/" + allowed + " get through") +
+          ". NCCL opens its data sockets on ephemeral ports (net.ipv4.ip_local_port_range " +
+          range + "); a firewall that allows only " +
+          (allowed.empty() ? std::string("the rendezvous port") : allowed) +
+          " lets the rendezvous succeed and breaks NCCL right after: open tcp " + range + " on " +
+          who;
       v.next_step = "open tcp " + range + " on " + who +
                     " (or narrow net.ipv4.ip_local_port_range on every node and open that range)";
       v.evidence["ephemeral_range"] = {key.range.first, key.range.second};
@@ -416,9 +427,9 @@ class Attribution {
 
   std::string RangeOf(const std::string& r) const {
     auto it = ranges_.find(r);
-    return it == ranges_.end() ? "the ephemeral range"
-                               : std::to_string(it->second.first) + "-" +
-                                     std::to_string(it->second.second);
+    return it == ranges_.end()
+               ? "the ephemeral range"
+               : std::to_string(it->second.first) + "-" + std::to_string(it->second.second);
   }
 
   // One cause, one verdict: r's INPUT drops its ephemeral range. Peers
@@ -445,17 +456,22 @@ class Attribution {
                 "explains two symptoms: its sampled ephemeral ports are " +
                 StatesOf(Pick(eph)) + " from every peer (NCCL's data sockets listen there), and " +
                 r + " reaches no peer on any port (" + StatesOf(Pick(out_idx)) + " to " +
-                peer_list + ") because the replies to its own connections come back to its "
+                peer_list +
+                ") because the replies to its own connections come back to its "
                 "ephemeral ports and are dropped as well";
-    v.next_step = "on " + r + ", accept replies before the rule (iptables -I INPUT -m conntrack "
-                  "--ctstate ESTABLISHED,RELATED -j ACCEPT) and open tcp " + range +
-                  " in the INPUT chain (iptables -S INPUT; nft list ruleset)";
+    v.next_step = "on " + r +
+                  ", accept replies before the rule (iptables -I INPUT -m conntrack "
+                  "--ctstate ESTABLISHED,RELATED -j ACCEPT) and open tcp " +
+                  range + " in the INPUT chain (iptables -S INPUT; nft list ruleset)";
     v.evidence["rule"] = {{"node", r}, {"chain", "INPUT"}, {"ports", range}};
     v.evidence["symptoms"] = {
         {{"symptom", "peers cannot reach " + r + "'s ephemeral ports"},
-         {"probes", eph.size()}, {"states", StatesOf(Pick(eph))}},
+         {"probes", eph.size()},
+         {"states", StatesOf(Pick(eph))}},
         {{"symptom", r + " reaches no peer on any port (replies to it dropped)"},
-         {"probes", out_idx.size()}, {"states", StatesOf(Pick(out_idx))}, {"peers", peer_list}}};
+         {"probes", out_idx.size()},
+         {"states", StatesOf(Pick(out_idx))},
+         {"peers", peer_list}}};
     if (ranges_.count(r)) {
       v.evidence["ephemeral_range"] = {ranges_.at(r).first, ranges_.at(r).second};
     }
@@ -541,8 +557,8 @@ class Attribution {
       v.severity = Outcome::kWarn;
       v.message = FormatTcpPorts({port}) + " on " + who +
                   " is held by another process: peers reach that process, not ours; a job "
-                  "that listens on it there (MASTER_PORT when " + who +
-                  " hosts rank 0) fails with 'address already in use'";
+                  "that listens on it there (MASTER_PORT when " +
+                  who + " hosts rank 0) fails with 'address already in use'";
       v.next_step = "find the holder with ss -ltnp 'sport = :" + std::to_string(port) + "' on " +
                     who + ", or choose another port";
       out.push_back(std::move(v));

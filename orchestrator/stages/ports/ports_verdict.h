@@ -43,11 +43,11 @@ struct PortCell {
 struct PortVerdict {
   std::string kind;
   Outcome severity = Outcome::kFail;
-  std::vector<std::string> nodes;  // the nodes it names, in run order
-  std::vector<int> ports;          // the ports involved, ascending
+  std::vector<std::string> nodes;                          // the nodes it names, in run order
+  std::vector<int> ports;                                  // the ports involved, ascending
   std::vector<std::pair<std::string, std::string>> pairs;  // src, dst
-  std::string message;    // one line for people, nodes folded
-  std::string next_step;  // "open tcp 32768-60999 on node6"
+  std::string message;                                     // one line for people, nodes folded
+  std::string next_step;                                   // "open tcp 32768-60999 on node6"
   nlohmann::json evidence = nlohmann::json::object();
 };
 

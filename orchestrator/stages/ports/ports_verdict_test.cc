@@ -31,9 +31,9 @@ std::vector<PortCell> Matrix(int n, const StateFn& state) {
   for (int s = 1; s <= n; ++s) {
     for (int d = 1; d <= n; ++d) {
       if (s == d) continue;
-      for (auto [port, kind] : {std::pair{22, PortKind::kSsh}, std::pair{29500, PortKind::kListed},
-                                std::pair{40000, PortKind::kEphemeral},
-                                std::pair{50000, PortKind::kEphemeral}}) {
+      for (auto [port, kind] :
+           {std::pair{22, PortKind::kSsh}, std::pair{29500, PortKind::kListed},
+            std::pair{40000, PortKind::kEphemeral}, std::pair{50000, PortKind::kEphemeral}}) {
         std::string st = state(s, d, port);
         out.push_back({Name(s), Name(d), port, kind, st, OutcomeOf(st)});
       }
@@ -63,9 +63,8 @@ TEST(AttributePorts, AllOpenGivesNoVerdict) {
 }
 
 TEST(AttributePorts, AReceiverThatDropsAPortFromEveryPeerIsNamedWithItsInputChain) {
-  auto vs = Attribute(6, [](int, int d, int port) {
-    return d == 3 && port == 29500 ? "filtered" : "open";
-  });
+  auto vs = Attribute(
+      6, [](int, int d, int port) { return d == 3 && port == 29500 ? "filtered" : "open"; });
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "receiver");
   EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"node3"});
@@ -150,9 +149,8 @@ TEST(AttributePorts, WithTwoNodesAOneSidedFailureIsOneWayNotASenderVerdict) {
 }
 
 TEST(AttributePorts, ABlockedEphemeralRangeIsNamedWithWhyNcclNeedsIt) {
-  auto vs = Attribute(8, [](int, int d, int port) {
-    return d == 6 && port >= 40000 ? "filtered" : "open";
-  });
+  auto vs = Attribute(
+      8, [](int, int d, int port) { return d == 6 && port >= 40000 ? "filtered" : "open"; });
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "ephemeral");
   EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"node6"});
@@ -191,9 +189,8 @@ TEST(AttributePorts, AnInputDropOfTheEphemeralRangeIsOneVerdictListingBothSympto
 }
 
 TEST(AttributePorts, PartOfTheEphemeralRangeBlockedSaysHowMuch) {
-  auto vs = Attribute(4, [](int, int d, int port) {
-    return d == 2 && port == 50000 ? "filtered" : "open";
-  });
+  auto vs = Attribute(
+      4, [](int, int d, int port) { return d == 2 && port == 50000 ? "filtered" : "open"; });
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "ephemeral");
   EXPECT_NE(vs[0].message.find("1 of 2 sampled ephemeral ports"), std::string::npos)
@@ -214,9 +211,8 @@ TEST(AttributePorts, EverythingFailingIsOneVerdictAboutTheNetwork) {
 }
 
 TEST(AttributePorts, APortHeldByAnotherProcessIsAWarningNamingTheNode) {
-  auto vs = Attribute(8, [](int, int d, int port) {
-    return d == 7 && port == 29500 ? "in-use" : "open";
-  });
+  auto vs = Attribute(
+      8, [](int, int d, int port) { return d == 7 && port == 29500 ? "in-use" : "open"; });
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "in-use");
   EXPECT_EQ(vs[0].severity, Outcome::kWarn);

@@ -19,13 +19,11 @@ class SleepStage : public Stage {
       r.node = s.node->name;
       r.stage = "sleep";
       r.check = "slept";
-      auto call = s.agent->Call("sleep", {{"seconds", seconds}},
-                                Deadline::InSeconds(seconds + 30));
-      r.outcome = call.ok() ? Outcome::kPass
+      auto call = s.agent->Call("sleep", {{"seconds", seconds}}, Deadline::InSeconds(seconds + 30));
+      r.outcome = call.ok()                               ? Outcome::kPass
                   : call.status().Is(ErrorKind::kTimeout) ? Outcome::kHang
                                                           : Outcome::kError;
-      r.message = call.ok() ? "slept " + std::to_string(seconds) + " s"
-                            : call.status().ToString();
+      r.message = call.ok() ? "slept " + std::to_string(seconds) + " s" : call.status().ToString();
       ctx.Record(r);
       ctx.progress().Advance();
     });
