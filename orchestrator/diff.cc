@@ -29,7 +29,7 @@ void KeepWorst(std::map<Key, const R*>& m, const Key& k, const R& r) {
 std::map<Key, const NodeResult*> NodeChecks(const RunData& d) {
   std::map<Key, const NodeResult*> m;
   for (const auto& r : d.node_results) {
-    if (!IsStageVerdict(r)) KeepWorst(m, {r.node, r.stage, r.check, ""}, r);
+    KeepWorst(m, {r.node, r.stage, r.check, ""}, r);
   }
   return m;
 }
@@ -79,7 +79,6 @@ RunDiff DiffRuns(const RunData& a, const RunData& b, const DiffOptions& o) {
   auto nca = NodeChecks(a), ncb = NodeChecks(b);
   // In B's order, so the report follows the newer run.
   for (const auto& r : b.node_results) {
-    if (IsStageVerdict(r)) continue;
     Key k{r.node, r.stage, r.check, ""};
     if (ncb[k] != &r) continue;  // not the worst of its key
     auto it = nca.find(k);

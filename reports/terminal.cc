@@ -140,7 +140,6 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   std::map<std::string, std::set<std::string>> stage_nodes;
   std::map<std::string, size_t> stage_pairs;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     if (!per_stage.count(r.stage)) order.push_back(r.stage);
     per_stage[r.stage].Add(r.outcome);
     if (r.node != "*") stage_nodes[r.stage].insert(r.node);
@@ -215,11 +214,14 @@ std::string VerdictLine(const RunData& d) {
   // A stage's own failing verdict whose results are not failures (a node
   // lost mid-stage: its unjudged probes are skips) still fails the run.
   std::set<std::string> verdict_nodes;
+  for (const auto& v : d.verdicts) {
+    if (v.severity == Outcome::kFail || v.severity == Outcome::kHang) {
+      verdict_nodes.insert(v.nodes.begin(), v.nodes.end());
+    }
+  }
   for (const auto& r : d.node_results) {
     bool bad = r.outcome == Outcome::kFail || r.outcome == Outcome::kHang;
-    if (IsStageVerdict(r) && bad) verdict_nodes.insert(r.node);
-    if (IsStageVerdict(r) || r.node == "*") continue;
-    if (bad) bad_nodes.insert(r.node);
+    if (r.node != "*" && bad) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {

@@ -23,7 +23,7 @@ NodeOrder::NodeOrder(const RunData& d) {
   auto add = [&](const std::string& n) { index_.emplace(n, index_.size()); };
   for (const auto& n : d.NodeNames()) add(n);
   for (const auto& r : d.node_results) {
-    if (r.node != "*" && !IsStageVerdict(r)) add(r.node);
+    if (r.node != "*") add(r.node);
   }
   for (const auto& r : d.pair_results) {
     add(r.src);
@@ -279,7 +279,6 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
   Groups<Key> g;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     if (r.stage == "connect" && r.check == "agent") continue;
     if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
     if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
@@ -339,53 +338,15 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   }
 }
 
-// A stage's own kinds in the vocabulary of analysis.h; unknown kinds are
-// kept as they are.
-std::string UnifiedKind(const std::string& stage_kind) {
-  static const std::map<std::string, std::string> kMap = {
-      {"nothing", "widespread"},     {"isolated", "bad-node"},
-      {"sender", "bad-node"},        {"receiver", "port-blocked"},
-      {"ephemeral", "port-blocked"}, {"port-everywhere", "port-blocked"},
-      {"pair", "bad-link"},          {"one-way", "one-way"},
-      {"wrong-host", "wrong-host"},  {"in-use", "in-use"}};
-  auto it = kMap.find(stage_kind);
-  return it == kMap.end() ? stage_kind : it->second;
-}
-
-// Stored "verdict:<kind>" rows become verdicts as they are; returns the
-// stages that attributed their own failures.
+// A stage's own verdicts are taken as they are (their nodes in run
+// order); returns the stages that attributed their own failures.
 std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
                                     std::vector<Verdict>& out) {
   std::set<std::string> stages;
-  for (const auto& r : d.node_results) {
-    if (!IsStageVerdict(r)) continue;
-    stages.insert(r.stage);
-    const json& e = r.evidence;
-    Verdict v;
-    std::string kind = r.check.substr(std::string("verdict:").size());
-    v.kind = UnifiedKind(kind);
-    v.severity = r.outcome;
-    v.stage = r.stage;
-    v.check = r.value;
-    v.summary = r.message;
-    std::set<std::string> nodes;
-    if (e.contains("nodes") && e["nodes"].is_array()) {
-      for (const auto& n : e["nodes"]) {
-        if (n.is_string()) nodes.insert(n.get<std::string>());
-      }
-    }
-    v.nodes = order.Sorted(nodes);
-    if (e.contains("node_pairs") && e["node_pairs"].is_array()) {
-      for (const auto& p : e["node_pairs"]) {
-        if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
-          v.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
-        }
-      }
-    }
-    v.next_step = e.value("next_step", std::string());
-    v.evidence = e;
-    v.evidence["stage_kind"] = kind;
-    for (const char* k : {"nodes", "node_pairs", "next_step", "kind"}) v.evidence.erase(k);
+  for (const Verdict& stored : d.verdicts) {
+    stages.insert(stored.stage);
+    Verdict v = stored;
+    v.nodes = order.Sorted(std::set<std::string>(stored.nodes.begin(), stored.nodes.end()));
     out.push_back(std::move(v));
   }
   return stages;
@@ -439,22 +400,6 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
     return first_index(a) < first_index(b);
   });
   return out;
-}
-
-json VerdictToJson(const Verdict& v) {
-  json pairs = json::array();
-  for (const auto& [s, d] : v.pairs) pairs.push_back({s, d});
-  return json{{"kind", v.kind},        {"severity", OutcomeName(v.severity)},
-              {"stage", v.stage},      {"check", v.check},
-              {"nodes", v.nodes},      {"pairs", pairs},
-              {"summary", v.summary},  {"next_step", v.next_step},
-              {"evidence", v.evidence}};
-}
-
-json VerdictsToJson(const std::vector<Verdict>& verdicts) {
-  json a = json::array();
-  for (const auto& v : verdicts) a.push_back(VerdictToJson(v));
-  return a;
 }
 
 }  // namespace cc

@@ -354,7 +354,7 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only
   // step that all its failing pairs agree on.
   std::vector<const NodeResult*> own;
   for (const auto& r : d_.node_results) {
-    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome) && !IsStageVerdict(r)) {
+    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome)) {
       own.push_back(&r);
     }
   }

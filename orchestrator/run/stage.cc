@@ -50,6 +50,13 @@ void StageContext::Record(std::vector<PairResult> rs) {
   for (const auto& r : rs) any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
 }
 
+void StageContext::Record(const Verdict& v) {
+  Status s = store_.AddVerdict(run_id_, v);
+  std::lock_guard<std::mutex> l(mu_);
+  if (!s.ok()) store_errors_.push_back(s.ToString());
+  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(v.severity);
+}
+
 bool StageContext::AnyFailedOrHung() const {
   std::lock_guard<std::mutex> l(mu_);
   return any_failed_or_hung_;

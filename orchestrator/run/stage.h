@@ -38,6 +38,9 @@ class StageContext {
   void Record(NodeResult r);
   void Record(PairResult r);
   void Record(std::vector<PairResult> rs);
+  // A stage's own attribution of its failures, in the kinds of
+  // analysis.h; analysis takes it as it is.
+  void Record(const Verdict& v);
   // Whether a recorded result was `fail` or `hang` (exit code 1).
   bool AnyFailedOrHung() const;
 

@@ -12,8 +12,8 @@
 // A node whose agent stops answering in phase 2 or 3 is lost (node_lost.h):
 // it is left out of the later batches and ends as one `node-lost` verdict.
 // Then one PairResult per (sender, receiver, port) in one transaction, a
-// NodeResult "listen" per node, and the attribution's verdicts as
-// NodeResults "verdict:<kind>" (ports_verdict.h); a summary goes to the
+// NodeResult "listen" per node, and the attribution's verdicts
+// (ports_verdict.h, stored_verdict.h); a summary goes to the
 // run's meta under "ports", the retest counts under "retests.ports".
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,7 +24,6 @@
 #include <random>
 #include <set>
 
-#include "common/hostlist.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/probe_pacer.h"
 #include "orchestrator/run/schedule.h"
@@ -33,6 +32,7 @@
 #include "orchestrator/stages/ports/ports_plan.h"
 #include "orchestrator/stages/ports/ports_retest.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
+#include "orchestrator/stages/ports/stored_verdict.h"
 #include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
@@ -368,9 +368,8 @@ class PortsStage : public Stage {
   void Stop(StageContext& ctx);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
-                         Outcome o, const std::string& message, Json evidence,
-                         const std::string& value = "") {
-    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
+                         Outcome o, const std::string& message, Json evidence) {
+    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence)));
   }
 
   void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms, double probe_ms,
@@ -606,21 +605,7 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
     verdicts.push_back(NodeLostVerdict(lost, before));
   }
   for (PortVerdict& v : AttributePorts(nodes, cells, ranges)) verdicts.push_back(std::move(v));
-  for (const PortVerdict& v : verdicts) {
-    Json ev = v.evidence;
-    ev["kind"] = v.kind;
-    ev["nodes"] = v.nodes;
-    ev["next_step"] = v.next_step;
-    Json pairs = Json::array();
-    for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
-    ev["node_pairs"] = pairs;
-    std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
-                       : v.kind == "one-way" || v.kind == "pair"          ? v.nodes.at(0)
-                                                                          : FoldHostlist(v.nodes);
-    std::string value = FormatTcpPorts(v.ports);
-    if (value.size() > 200) value = value.substr(0, 197) + "...";
-    RecordNode(ctx, node, "verdict:" + v.kind, v.severity, v.message, ev, value);
-  }
+  for (const PortVerdict& v : verdicts) ctx.Record(StoredVerdict(v));
 }
 
 void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double listen_ms,
