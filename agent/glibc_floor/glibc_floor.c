@@ -34,7 +34,8 @@
 #include <time.h>
 
 // The oldest versions, under local names. x86_64's baseline is GLIBC_2.2.5.
-#define FLOOR_SYMVER(local, name, version) __asm__(".symver " #local ", " #name "@" #version)
+// The version is a string: as a bare token, clang-format splits GLIBC_2.2.5.
+#define FLOOR_SYMVER(local, name, version) __asm__(".symver " #local ", " #name "@" version)
 // Every replacement stays inside the agent. Exported (the linker exports an
 // executable's definition of a name a shared library also defines), it would
 // also satisfy its own forward to the versioned original, and loop forever.
@@ -46,7 +47,7 @@ typedef int (*MainFn)(int, char**, char**);
 typedef void (*InitFn)(int, char**, char**);
 int floor_libc_start_main(MainFn main, int argc, char** argv, void (*init)(void),
                           void (*fini)(void), void (*rtld_fini)(void), void* stack_end);
-FLOOR_SYMVER(floor_libc_start_main, __libc_start_main, GLIBC_2 .2.5);
+FLOOR_SYMVER(floor_libc_start_main, __libc_start_main, "GLIBC_2.2.5");
 
 // Provided by the linker and crti.o in every executable.
 extern InitFn __init_array_start[] __attribute__((visibility("hidden")));
@@ -87,15 +88,15 @@ void* floor_pthread_getspecific(pthread_key_t);
 // Like glibc's own declaration: the value is stored, never read.
 int floor_pthread_setspecific(pthread_key_t, const void*) __attribute__((access(none, 2)));
 int floor_pthread_mutex_trylock(pthread_mutex_t*);
-FLOOR_SYMVER(floor_pthread_create, pthread_create, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_join, pthread_join, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_detach, pthread_detach, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_once, pthread_once, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_key_create, pthread_key_create, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_key_delete, pthread_key_delete, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_getspecific, pthread_getspecific, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_setspecific, pthread_setspecific, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_mutex_trylock, pthread_mutex_trylock, GLIBC_2 .2.5);
+FLOOR_SYMVER(floor_pthread_create, pthread_create, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_join, pthread_join, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_detach, pthread_detach, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_once, pthread_once, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_key_create, pthread_key_create, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_key_delete, pthread_key_delete, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_getspecific, pthread_getspecific, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_setspecific, pthread_setspecific, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_pthread_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.2.5");
 
 FLOOR_LOCAL int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*),
                                void* arg) {
@@ -153,11 +154,11 @@ void* floor_dlsym(void*, const char*);
 char* floor_dlerror(void);
 int floor_dlinfo(void*, int, void*);
 int floor_dlclose(void*);
-FLOOR_SYMVER(floor_dlopen, dlopen, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlsym, dlsym, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlerror, dlerror, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlinfo, dlinfo, GLIBC_2 .3.3);
-FLOOR_SYMVER(floor_dlclose, dlclose, GLIBC_2 .2.5);
+FLOOR_SYMVER(floor_dlopen, dlopen, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_dlsym, dlsym, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_dlerror, dlerror, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_dlinfo, dlinfo, "GLIBC_2.3.3");
+FLOOR_SYMVER(floor_dlclose, dlclose, "GLIBC_2.2.5");
 
 FLOOR_LOCAL void* dlopen(const char* file, int mode) { return floor_dlopen(file, mode); }
 FLOOR_LOCAL void* dlsym(void* handle, const char* name) { return floor_dlsym(handle, name); }
@@ -174,10 +175,10 @@ int floor_xstat(int, const char*, struct stat*);
 int floor_lxstat(int, const char*, struct stat*);
 int floor_fxstat(int, int, struct stat*);
 int floor_fxstatat(int, int, const char*, struct stat*, int);
-FLOOR_SYMVER(floor_xstat, __xstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_lxstat, __lxstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_fxstat, __fxstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_fxstatat, __fxstatat, GLIBC_2 .4);
+FLOOR_SYMVER(floor_xstat, __xstat, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_lxstat, __lxstat, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_fxstat, __fxstat, "GLIBC_2.2.5");
+FLOOR_SYMVER(floor_fxstatat, __fxstatat, "GLIBC_2.4");
 
 FLOOR_LOCAL int stat(const char* path, struct stat* st) {
   return floor_xstat(kStatVersion, path, st);
