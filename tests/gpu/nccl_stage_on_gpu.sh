@@ -130,7 +130,7 @@ elif scenario == "D":
     check(rc == 1, "D: run exits 1 (not a timeout)")
     cl = [r for r in nodes if r["check"] == "cluster"]
     check(len(cl) == 1 and cl[0]["outcome"] in ("hang", "fail"), "D: the whole-cluster test hangs or fails")
-    bad = [r["node"] for r in nodes if r["check"] == "verdict:bad-node"]
+    bad = [n for v in d.get("stage_verdicts", []) if v["kind"] == "bad-node" for n in v["nodes"]]
     check(bad == ["sim3"], f"D: sim3 is named the bad node (named: {bad})")
 elif scenario == "skip":
     check(rc == 0, "no GPU: run exits 0")
