@@ -23,8 +23,9 @@
 // tests/e2e/agent_static_test.sh fails if the agent needs anything newer
 // than GLIBC_2.28; a new libstdc++ or a new call adds a line here.
 #define _GNU_SOURCE
-// clang-format off: the FLOOR_SYMVER arguments are assembler symbol
+// Not clang-formatted: the FLOOR_SYMVER arguments are assembler symbol
 // versions (GLIBC_2.2.5), which clang-format would split into tokens.
+// clang-format off
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
