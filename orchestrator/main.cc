@@ -56,8 +56,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
-  run_cmd->add_flag("--json", run.json,
-                    "print the stored run as report --json does, instead of the summary");
+  run_cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
   run_cmd->add_option("--rerun-failed", run.rerun_failed,
                       "only the nodes and pairs that failed, hung or errored in this run");
   run_cmd->add_flag("--dry-run", run.dry_run, "print the plan (stages, rounds, time) and stop");
