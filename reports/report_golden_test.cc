@@ -83,15 +83,19 @@ class ReportGolden : public ::testing::Test {
   RunData data_;
 };
 
-TEST_F(ReportGolden, TerminalReportOfAFaultyRunMatchesTheGolden) {
+void ExpectTerminalGolden(const RunData& data) {
   TerminalOptions o;
   o.db_path = "/var/lib/clustercheck/cc.db";
-  ExpectGolden("report.txt", RenderTerminal(data_, o));
+  ExpectGolden("report.txt", RenderTerminal(data, o));
 }
 
-TEST_F(ReportGolden, JsonReportOfAFaultyRunMatchesTheGolden) {
-  ExpectGolden("report.json", ReportJson(data_, Analyze(data_)).dump(2) + "\n");
+void ExpectJsonGolden(const RunData& data) {
+  ExpectGolden("report.json", ReportJson(data, Analyze(data)).dump(2) + "\n");
 }
+
+TEST_F(ReportGolden, TerminalReportOfAFaultyRunMatchesTheGolden) { ExpectTerminalGolden(data_); }
+
+TEST_F(ReportGolden, JsonReportOfAFaultyRunMatchesTheGolden) { ExpectJsonGolden(data_); }
 
 // The same sample runs as written by clustercheck before schema 2 (main at
 // 2f481f7, testdata::WriteSampleRuns into a file; the faulty run is 3),
@@ -118,14 +122,10 @@ class ReportGoldenOfASchema1Database : public ReportGolden {
 };
 
 TEST_F(ReportGoldenOfASchema1Database, TerminalReportMatchesTheGolden) {
-  TerminalOptions o;
-  o.db_path = "/var/lib/clustercheck/cc.db";
-  ExpectGolden("report.txt", RenderTerminal(data_, o));
+  ExpectTerminalGolden(data_);
 }
 
-TEST_F(ReportGoldenOfASchema1Database, JsonReportMatchesTheGolden) {
-  ExpectGolden("report.json", ReportJson(data_, Analyze(data_)).dump(2) + "\n");
-}
+TEST_F(ReportGoldenOfASchema1Database, JsonReportMatchesTheGolden) { ExpectJsonGolden(data_); }
 
 TEST_F(ReportGolden, TheFaultyRunNamesAFaultInEveryStage) {
   auto vs = Analyze(data_);
