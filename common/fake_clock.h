@@ -5,8 +5,10 @@
 // while everyone waits. So a 20 s hello timeout is judged in microseconds,
 // and the durations the code measures are exact.
 //
-// Use it only with fakes: the real transports wait in real time (poll, libssh),
-// and would spin on a deadline whose time never moves.
+// Use it only with fakes, and not for a wait on another thread's work (a
+// rendezvous): that wait would end at once, unmet. The real transports
+// wait in real time (poll, libssh) and would spin on a deadline whose time
+// never moves.
 //
 //   FakeClock clock;
 //   Deadline d = Deadline::InSeconds(clock, 20);

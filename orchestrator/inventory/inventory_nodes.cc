@@ -3,7 +3,6 @@
 // [[nodes]] entry. A node belongs to at most one group and has at most one
 // [[nodes]] entry.
 #include <algorithm>
-#include <cstdlib>
 #include <tuple>
 
 #include "common/hostlist.h"
