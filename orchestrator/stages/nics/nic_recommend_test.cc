@@ -100,13 +100,19 @@ TEST(IbHca, APortActiveOnTooFewNodesIsLeftOut) {
   EXPECT_NE(c.notes.at(0).find("mlx5_1:1 is active only on a"), std::string::npos);
 }
 
-TEST(EnvLines, ASelectionPrintsExportLines) {
+// A choice of the RoCE network 10.42.0.0/24 on eth0.
+NicSelection RoceSelection() {
   NicSelection s;
   s.subnet = "10.42.0.0/24";
   s.socket_ifname = "eth0";
   s.ib_hca = "mlx5_1:1";
   s.ib_gid_index = 3;
   s.tcp_if_include = "10.42.0.0/24";
+  return s;
+}
+
+TEST(EnvLines, ASelectionPrintsExportLines) {
+  NicSelection s = RoceSelection();
   EXPECT_EQ(EnvLines(s),
             (std::vector<std::string>{"export NCCL_SOCKET_IFNAME=eth0",
                                       "export NCCL_IB_HCA=mlx5_1:1", "export NCCL_IB_GID_INDEX=3",
@@ -122,12 +128,7 @@ TEST(EnvLines, ASelectionPrintsExportLines) {
 }
 
 TEST(NetworkChoiceOf, LaterStagesGetTheEnvTheBtlNetworkAndEveryAddress) {
-  NicSelection s;
-  s.subnet = "10.42.0.0/24";
-  s.socket_ifname = "eth0";
-  s.ib_hca = "mlx5_1:1";
-  s.ib_gid_index = 3;
-  s.tcp_if_include = "10.42.0.0/24";
+  NicSelection s = RoceSelection();
   s.address_of = {{"node1", "10.42.0.1"}, {"node2", "10.42.0.2"}};
   NetworkChoice c = NetworkChoiceOf(s);
   EXPECT_EQ(c.nccl_env, (std::map<std::string, std::string>{{"NCCL_IB_GID_INDEX", "3"},
