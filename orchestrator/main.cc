@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
                  "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
 
   cc::RunOptions run;
+  run.environment = cc::ProcessEnvironment;  // the inventory's nodes_from_env
   std::string stages;
   auto* run_cmd = app.add_subcommand("run", "run the checks of an inventory");
   run_cmd->add_option("inventory", run.inventory_path, "inventory TOML file")->required();

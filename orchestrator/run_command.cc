@@ -135,7 +135,7 @@ int ExitCodeFor(const StageContext& ctx) { return ctx.AnyFailedOrHung() ? kExitF
 }  // namespace
 
 int RunClusterCheck(const RunOptions& o) {
-  auto inv = LoadInventory(o.inventory_path);
+  auto inv = LoadInventory(o.inventory_path, o.environment);
   if (!inv.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", inv.status().message().c_str());
     return kExitUsage;

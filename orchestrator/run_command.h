@@ -28,6 +28,9 @@ struct RunOptions {
   std::FILE* err = stderr;
   // Tests inject a transport; nullptr = by the inventory's name.
   Transport* transport = nullptr;
+  // Where the inventory's nodes_from_env is read: main gives the process's
+  // (ProcessEnvironment); empty = no variable is set.
+  Environment environment;
 };
 
 // Returns the exit code (common/outcome.h): 0 ok, 1 failed or hung, 2 bad

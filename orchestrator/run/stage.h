@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/fleet.h"
+#include "orchestrator/run/network_choice.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/store/store.h"
 
@@ -48,10 +50,10 @@ class StageContext {
   void SetFacts(const std::string& node, nlohmann::json facts);
   std::map<std::string, nlohmann::json> facts() const;
 
-  // Cross-stage choices (e.g. the NIC stage's NCCL_SOCKET_IFNAME, each
-  // node's address on the selected network). Also stored in the run's meta.
-  void Select(const std::string& key, nlohmann::json value);
-  nlohmann::json Selection(const std::string& key) const;
+  // The network the nics stage chose for the later stages; also recorded
+  // in the run's meta (NetworkChoiceMeta). nullopt until it chose one.
+  void SetNetworkChoice(NetworkChoice choice);
+  std::optional<NetworkChoice> network_choice() const;
 
   // The confirmation counts of a pair stage (confirm.h), stored in the run
   // meta as "retests.<stage>" so that the summary can say how many
@@ -70,7 +72,7 @@ class StageContext {
   mutable std::mutex mu_;
   bool any_failed_or_hung_ = false;
   std::map<std::string, nlohmann::json> facts_;
-  nlohmann::json selections_ = nlohmann::json::object();
+  std::optional<NetworkChoice> network_choice_;
   std::vector<std::string> store_errors_;
 };
 

@@ -4,10 +4,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <system_error>
 
+#include "common/clock.h"
 #include "orchestrator/store/schema_migrations.h"
 
 namespace cc {
@@ -235,14 +235,7 @@ Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql, int64_t pa
 
 }  // namespace
 
-std::string NowIso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string NowIso8601() { return Iso8601Utc(RealClock().WallNow()); }
 
 std::string DefaultStorePath() {
   // XDG: a relative $XDG_STATE_HOME is invalid and must be ignored.

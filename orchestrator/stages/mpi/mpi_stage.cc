@@ -4,7 +4,7 @@
 // usable nodes by their inventory addresses (the ones this machine's ssh
 // and its known_hosts know; one rank each, rank i on the i-th), ssh with
 // the inventory's settings (mpi_launch.h), --mca btl_tcp_if_include from
-// [stages.mpi] or else the nics stage's data network (selection "mpi_mca"),
+// [stages.mpi] or else the nics stage's data network (its NetworkChoice),
 // and oob_tcp_if_include from [stages.mpi] or else a network this machine
 // shares with every node (mpi_oob.h; the choice and why go into the meta).
 // It runs clustercheck-mpi-probe (mpi/mpi_probe.cc): an exact
@@ -137,7 +137,7 @@ class MpiStage : public Stage {
     Status w = PrepareMpirunFiles(ctx, dir_, hosts, tag, text, &o);
     if (!w.ok()) return w;
     o.np = static_cast<int>(hosts.size());
-    o.btl_tcp_if_include = MpiInterface(ctx, s_.btl_if, "btl_tcp_if_include");
+    o.btl_tcp_if_include = BtlTcpInterface(ctx, s_.btl_if);
     o.oob_tcp_if_include = oob_.value;
     o.extra_args = s_.extra_args;
     o.program = probe_;

@@ -102,7 +102,8 @@ class NcclStage : public Stage {
 
 void NcclStage::Members(StageContext& ctx) {
   auto facts = ctx.facts();
-  Json selection = ctx.Selection("nccl_env");
+  // No choice (the nics stage did not run or found none): no NCCL advice.
+  const NetworkChoice choice = ctx.network_choice().value_or(NetworkChoice());
   members_.reserve(ctx.fleet().Usable().size());
   for (NodeState* st : ctx.fleet().Usable()) {
     const Node& node = *st->node;
@@ -128,7 +129,7 @@ void NcclStage::Members(StageContext& ctx) {
     if (nccl.is_object() && nccl.value("path", std::string()) != "") {
       m.library_paths.push_back(nccl["path"].get<std::string>());
     }
-    m.env = NcclEnvFor(selection, s_.env, node.env);
+    m.env = NcclEnvFor(choice.nccl_env, s_.env, node.env);
     members_.push_back(std::move(m));
   }
   for (NcclMember& m : members_) {
@@ -516,7 +517,8 @@ Status NcclStage::Run(StageContext& ctx) {
   meta_["sizes"] = s_.sizes;
   meta_["phases"] = s_.phases;
   meta_["launcher"] = s_.launcher;
-  meta_["nic_selection"] = ctx.Selection("nccl_env");
+  std::optional<NetworkChoice> choice = ctx.network_choice();
+  meta_["nic_selection"] = choice ? Json(choice->nccl_env) : Json();
   if (cluster_)
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},
                         {"busbw_gbps", cluster_->busbw.value_or(0)}};

@@ -11,8 +11,8 @@
 //      the run meta ("retests.nics");
 //   4. `stop`.
 // Then the pure judgement (nic_select.h), results (nics_results.h), the
-// selection in the run's meta ("nics") and for later stages:
-// ctx.Select("nccl_env"), ("mpi_mca") and ("addresses", node -> address).
+// selection in the run's meta ("nics") and, for later stages, the network
+// choice (ctx.SetNetworkChoice: NCCL env, MPI MCA, node -> address).
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
@@ -90,8 +90,9 @@ class NicsStage : public Stage {
       by_name_[s->node->name] = peers_.size() - 1;
     }
     ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
-    run_token_ = std::to_string(ctx.run_id()) + "-" +
-                 std::to_string(Clock::now().time_since_epoch().count() % 1000000007);
+    run_token_ =
+        std::to_string(ctx.run_id()) + "-" +
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
     for (Peer& p : peers_) {
       std::string t = "clustercheck-nics " + run_token_ + " " + p.name;
       tokens_[p.name] = t;
@@ -433,16 +434,7 @@ class NicsStage : public Stage {
     Json stored = SelectionJson(sel);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
     if (!s.ok()) ctx.progress().Note("nics: selection not stored: " + s.ToString());
-    if (sel.subnet) {
-      ctx.Select("nccl_env",
-                 {{"NCCL_SOCKET_IFNAME", sel.socket_ifname},
-                  {"NCCL_IB_HCA", sel.ib_hca},
-                  {"NCCL_IB_GID_INDEX",
-                   sel.ib_gid_index ? Json(std::to_string(*sel.ib_gid_index)) : Json("")}});
-      // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
-      ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include}, {"note", kOobNote}});
-      ctx.Select("addresses", Json(sel.address_of));
-    }
+    if (sel.subnet) ctx.SetNetworkChoice(NetworkChoiceOf(sel));
     ctx.progress().Note("nics: " +
                         (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);

@@ -69,7 +69,8 @@ std::string RandomHex(size_t bytes) {
 }
 
 double MsSince(Clock::time_point start) {
-  return std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  return std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 Outcome OutcomeOfWait(const Status& s) {
@@ -122,14 +123,14 @@ class PortsStage : public Stage {
     for (Peer& p : peers_) tokens_[p.name] = "clustercheck-ports " + run_token + " " + p.name;
     size_t rounds = RoundRobinRounds(Names()).size();
     ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
-    start_ = Clock::now();
+    start_ = std::chrono::steady_clock::now();
     Listen(ctx);
-    auto t1 = Clock::now();
+    auto t1 = std::chrono::steady_clock::now();
     Probe(ctx);
-    auto t2 = Clock::now();
+    auto t2 = std::chrono::steady_clock::now();
     std::vector<PairResult> results = FirstResults();
     Retest(ctx, &results);
-    auto t3 = Clock::now();
+    auto t3 = std::chrono::steady_clock::now();
     Stop(ctx);
     ctx.progress().FinishStage();
     auto ms = [](Clock::time_point a, Clock::time_point b) {
@@ -150,11 +151,8 @@ class PortsStage : public Stage {
   // The node's address on the network the nics stage selected, when it
   // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
-    Json sel = ctx.Selection("addresses");
-    if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string()) {
-      return sel[node.name];
-    }
-    return node.address;
+    std::optional<NetworkChoice> choice = ctx.network_choice();
+    return choice ? choice->AddressOr(node.name, node.address) : node.address;
   }
 
   size_t PortsPerReceiver() const {
@@ -234,7 +232,7 @@ class PortsStage : public Stage {
       std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
-      auto t0 = Clock::now();
+      auto t0 = std::chrono::steady_clock::now();
       RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
       std::vector<double> connect_ms = ConnectTimes(targets);
       batches_.push_back({{"rounds", w},
@@ -293,7 +291,7 @@ class PortsStage : public Stage {
       targets.push_back(
           {{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port}, {"plain", pp.plain}});
     }
-    auto start = Clock::now();
+    auto start = std::chrono::steady_clock::now();
     Deadline deadline =
         Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
     Status st = p.state->agent->SendControl(p.id, "probe",
@@ -334,7 +332,8 @@ class PortsStage : public Stage {
   }
 
   double SinceStartMs() const {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
   }
 
   void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
