@@ -20,14 +20,6 @@ std::vector<std::string> RunData::NodeNames() const {
 
 bool IsStageVerdict(const NodeResult& r) { return r.check.rfind("verdict:", 0) == 0; }
 
-std::string MatrixCheck(const PairResult& r) {
-  if (r.stage == "ports" && r.evidence.is_object() &&
-      r.evidence.value("kind", std::string()) == "ephemeral") {
-    return "tcp/ephemeral";
-  }
-  return r.check;
-}
-
 Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   RunData d;
   auto run = store.GetRun(run_id);

@@ -28,10 +28,11 @@
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/probe_pacer.h"
 #include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/ports/node_lost.h"
 #include "orchestrator/stages/ports/ports_plan.h"
 #include "orchestrator/stages/ports/ports_retest.h"
+#include "orchestrator/stages/ports/ports_spec.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
 #include "orchestrator/transport/agent_wait.h"
 
