@@ -148,7 +148,7 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   std::string sections;
   for (const StageSpec* spec : StageSpecs()) {
     if (!spec->summarize) continue;
-    StageSummary s = spec->summarize(d.run.meta.value(spec->name, nlohmann::json()));
+    StageTerminalNotes s = spec->summarize(d.run.meta.value(spec->name, nlohmann::json()));
     for (const auto& line : s.lines) o << "  " << line << "\n";
     sections += s.section;
   }

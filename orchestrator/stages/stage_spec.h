@@ -27,7 +27,7 @@ class NodeOrder;
 
 // What a stage adds to the terminal summary of a run, from its own run
 // meta (reports/terminal.cc).
-struct StageSummary {
+struct StageTerminalNotes {
   // Lines in the "stages" section, after the per-stage counts, without
   // indent ("nccl isolation: 12 NCCL runs ...").
   std::vector<std::string> lines;
@@ -89,7 +89,7 @@ struct StageSpec {
 
   // The terminal's lines for the stage's run meta (meta[name]; null when
   // it stored none).
-  StageSummary (*summarize)(const nlohmann::json& meta) = nullptr;
+  StageTerminalNotes (*summarize)(const nlohmann::json& meta) = nullptr;
   // The matrix a pair result of this stage belongs to ("" = its check).
   std::string (*matrix_check)(const PairResult& result) = nullptr;
   // The MTU most nodes of each subnet have ({"10.42.0.0/24": 9000}), from

@@ -33,7 +33,7 @@ StageEstimate Estimate(const PlanInput& in) {
 }
 
 // How many NCCL runs naming the bad node(s) took (nccl_stage.cc).
-StageSummary Summarize(const Json& nccl) {
+StageTerminalNotes Summarize(const Json& nccl) {
   if (!nccl.is_object() || !nccl.contains("isolation") || !nccl["isolation"].is_object()) return {};
   const Json& iso = nccl["isolation"];
   int runs = iso.value("runs_after_cluster", 0);

@@ -30,7 +30,7 @@ TEST(NcclSpec, TheSummarySaysWhatNamingTheBadNodeCost) {
       {"tests", 40},
       {"isolation",
        {{"runs_after_cluster", 12}, {"pair_probes", 8}, {"group_tests", 4}, {"group_rounds", 2}}}};
-  StageSummary s = NcclSpec().summarize(meta);
+  StageTerminalNotes s = NcclSpec().summarize(meta);
   ASSERT_EQ(s.lines.size(), 1u);
   EXPECT_EQ(s.lines[0],
             "nccl isolation: 12 NCCL runs (8 pair probes, 4 group tests in 2 rounds) of 40 NCCL "

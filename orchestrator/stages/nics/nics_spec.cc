@@ -22,7 +22,7 @@ StageEstimate Estimate(const PlanInput& in) {
 // The recommendation as lines to paste, the bad nodes on the chosen
 // network and the excluded subnets, each with its reason
 // (nic_recommend.h SelectionJson).
-StageSummary Summarize(const Json& n) {
+StageTerminalNotes Summarize(const Json& n) {
   if (!n.is_object() || !n.contains("env_lines")) return {};
   auto str = [](const Json& j, const char* k) {
     return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
