@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/hostlist.h"
+#include "orchestrator/analysis/analysis.h"
 #include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
@@ -21,6 +22,7 @@
 #include "orchestrator/transport/shell_notice.h"
 #include "orchestrator/transport/ssh_identity_check.h"
 #include "orchestrator/transport/ssh_transport.h"
+#include "reports/json_report.h"
 #include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
@@ -280,7 +282,9 @@ int RunClusterCheck(const RunOptions& o) {
     return exit_code;
   }
   if (o.json) {
-    std::fprintf(o.out, "%s\n", RunDataToJson(*data).dump(2).c_str());
+    // The document `report --json` prints for this run (README "JSON of a
+    // run"), from what was stored, so scripts read one shape.
+    std::fprintf(o.out, "%s\n", ReportJson(*data, Analyze(*data)).dump(2).c_str());
   } else {
     TerminalOptions to;
     to.color = o.color;

@@ -1,6 +1,7 @@
 // Analysis across stages: pure functions from a stored run (and optionally
-// a baseline run) to verdicts an operator acts on (DESIGN.md step 7). Each
-// verdict names the node or link, carries its evidence and a next step.
+// a baseline run) to verdicts an operator acts on (docs/architecture.md
+// "Data flow"). Each verdict names the node or link, carries its evidence
+// and a next step.
 //
 // Kinds, and the rule behind each:
 //   unreachable | auth-failed | host-key   connect stage failures, by reason

@@ -1,5 +1,5 @@
 // `mpi`: can Open MPI start a job across the nodes on the selected NIC, and
-// how fast do they talk through it (DESIGN.md step 5, issue 9)? mpirun runs
+// how fast do they talk through it (docs/architecture.md, issue 9)? mpirun runs
 // here, on the controller, as operators launch jobs: a hostfile of the
 // usable nodes by their inventory addresses (the ones this machine's ssh
 // and its known_hosts know; one rank each, rank i on the i-th), ssh with

@@ -1,6 +1,6 @@
 // `nccl`: AllReduce through NCCL as nccl-tests measures it, with the
-// transport NCCL really used and the name of the bad node (DESIGN.md step
-// 5, issue 7). Phases ([stages.nccl] phases; all by default):
+// transport NCCL really used and the name of the bad node (issue 7;
+// docs/architecture.md). Phases ([stages.nccl] phases; all by default):
 //   intra    every node alone (all its GPUs), all nodes at once;
 //   pairs    round-robin rounds (schedule.h): every pair once, the pairs of
 //            a round at once;

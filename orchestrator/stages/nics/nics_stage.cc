@@ -1,5 +1,5 @@
-// `nics`: which network NCCL and MPI should use, with evidence (DESIGN.md
-// step 5, issue 6). From every usable node's facts (network and rdma
+// `nics`: which network NCCL and MPI should use, with evidence (issue 6;
+// docs/architecture.md). From every usable node's facts (network and rdma
 // sections; asked for here when the facts stage did not run), in three
 // phases over the agents (agent/nics_command.cc):
 //   1. `nics`: each node listens on every routable address it has (a TCP

@@ -1,6 +1,6 @@
 // `ports`: a reachability matrix for every port a distributed job needs,
-// in both directions, between every pair of usable nodes (DESIGN.md step
-// 5, issue 5). Three phases over every node's agent (agent/ports_command.cc):
+// in both directions, between every pair of usable nodes (docs/architecture.md,
+// issue 5). Three phases over every node's agent (agent/ports_command.cc):
 //   1. `ports`: each node listens on its port set and answers a token;
 //   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
 //      node in one pair per round), as many rounds at once as the pacer's
