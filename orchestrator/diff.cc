@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "orchestrator/stages/stages.h"
+
 namespace cc {
 namespace {
 
@@ -40,7 +42,7 @@ std::map<Key, const PairResult*> Pairs(const RunData& d,
   for (const auto& r : d.pair_results) KeepWorst(m, {r.stage, r.check, r.src, r.dst}, r);
   for (const auto& [k, r] : m) {
     auto& [stage, check, src, dst] = k;
-    if (stage == "ports" || m.count({stage, check, dst, src})) directed.insert({stage, check});
+    if (PairsDirected(stage) || m.count({stage, check, dst, src})) directed.insert({stage, check});
   }
   return m;
 }

@@ -16,6 +16,7 @@
 #include "orchestrator/run/install_layout.h"
 #include "orchestrator/run/run_lock.h"
 #include "orchestrator/run/stage.h"
+#include "orchestrator/stages/stages.h"
 #include "orchestrator/store/run_data.h"
 #include "orchestrator/transport/local_transport.h"
 #include "orchestrator/transport/shell_notice.h"
@@ -36,23 +37,26 @@ std::unique_ptr<Transport> MakeTransport(const std::string& name) {
 
 namespace {
 
-// Stage names from the command line, else the inventory, else all; facts
-// always runs first because every later stage reads its facts.
+// Stage names from the command line, else the inventory, else all, in
+// run order; a stage the later ones need (StageSpec::always_runs) runs
+// whether asked for or not.
 Result<std::vector<std::string>> ResolveStages(const RunOptions& o, const Inventory& inv) {
   std::vector<std::string> names = !o.stages.empty()     ? o.stages
                                    : !inv.stages.empty() ? inv.stages
                                                          : DefaultStageNames();
   for (const auto& n : names) {
-    if (!FindStage(n)) {
+    if (!FindStageSpec(n)) {
       std::string known;
-      for (const auto& s : Stages()) known += std::string(known.empty() ? "" : ", ") + s.name;
+      for (const StageSpec* s : StageSpecs()) {
+        known += std::string(known.empty() ? "" : ", ") + s->name;
+      }
       return Status::BadArgument("unknown stage '" + n + "' (known: " + known + ")");
     }
   }
   std::vector<std::string> ordered;
-  for (const auto& s : Stages()) {
-    bool wanted = std::find(names.begin(), names.end(), s.name) != names.end();
-    if (wanted || std::string(s.name) == "facts") ordered.push_back(s.name);
+  for (const StageSpec* s : StageSpecs()) {
+    bool wanted = std::find(names.begin(), names.end(), s->name) != names.end();
+    if (wanted || s->always_runs) ordered.push_back(s->name);
   }
   return ordered;
 }
@@ -245,7 +249,7 @@ int RunClusterCheck(const RunOptions& o) {
   if (enough) {
     for (const auto& name : *stages) {
       if (InterruptFlag().load()) break;
-      auto stage = FindStage(name)->make();
+      auto stage = FindStageSpec(name)->make();
       Status s = stage->Run(ctx);
       if (!s.ok()) {
         NodeResult r;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/hostlist.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {

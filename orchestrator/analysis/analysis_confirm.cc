@@ -8,6 +8,7 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis/widespread.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc::analysis {
 namespace {

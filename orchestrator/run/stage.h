@@ -1,6 +1,6 @@
 // A stage plans its work from the inventory and earlier stages' facts,
-// runs it through the fleet, and judges it. Stages are rows in the table
-// in stages.cc, one file each.
+// runs it through the fleet, and judges it. Each stage is a folder
+// orchestrator/stages/<name>/ and a row of the table there (stages.h).
 #pragma once
 
 #include <functional>
@@ -91,18 +91,5 @@ class Stage {
   // are recorded results, not errors.
   virtual Status Run(StageContext& ctx) = 0;
 };
-
-struct StageEntry {
-  const char* name;
-  const char* summary;
-  std::function<std::unique_ptr<Stage>()> make;
-  bool in_default = true;  // part of a plain `clustercheck run`
-};
-
-// In run order.
-const std::vector<StageEntry>& Stages();
-const StageEntry* FindStage(const std::string& name);
-// The stages `run` uses when neither --stages nor [stages].run says.
-std::vector<std::string> DefaultStageNames();
 
 }  // namespace cc

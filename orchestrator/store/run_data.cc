@@ -18,13 +18,6 @@ std::vector<std::string> RunData::NodeNames() const {
   return out;
 }
 
-std::string MatrixCheck(const PairResult& r) {
-  if (r.stage == "ports" && r.evidence.is_object() &&
-      r.evidence.value("kind", std::string()) == "ephemeral") {
-    return "tcp/ephemeral";
-  }
-  return r.check;
-}
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   RunData d;

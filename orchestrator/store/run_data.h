@@ -23,11 +23,6 @@ struct RunData {
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id);
 
-// The matrix a pair result belongs to: its check, except that the ports
-// stage's ephemeral samples (a different random port per receiver) share
-// one "tcp/ephemeral".
-std::string MatrixCheck(const PairResult& r);
-
 // Counts of outcomes over node and pair results (verdicts are not checks).
 struct OutcomeCounts {
   int pass = 0, warn = 0, fail = 0, hang = 0, skip = 0, error = 0;

@@ -49,7 +49,7 @@ struct NodeRecord {
 struct NodeResult {
   int64_t run_id = 0;
   std::string node;
-  std::string stage;  // "facts", "parity", "nccl", ...
+  std::string stage;  // a stage's name (orchestrator/stages/stages.h), or "connect"
   std::string check;  // "driver", "reachable", "allreduce", ...
   Outcome outcome = Outcome::kError;
   std::string value;     // what the node has
@@ -61,7 +61,7 @@ struct NodeResult {
 
 struct PairResult {
   int64_t run_id = 0;
-  std::string stage;  // "ports", "nics", "nccl", "mpi"
+  std::string stage;  // the name of a stage that tests node pairs
   std::string src;    // sender / first node
   std::string dst;    // receiver / second node
   std::string check;  // "tcp/29500", "allreduce", "pingpong", ...

@@ -17,7 +17,7 @@
 
 namespace cc {
 
-// [stages.nccl] settings (rows in stage_settings.cc), with their defaults.
+// [stages.nccl] settings (rows in nccl_spec.cc), with their defaults.
 struct NcclSettings {
   // Message sizes, bytes. Default 1M, 8M, 64M: enough to see bandwidth,
   // short enough that a whole round takes seconds.

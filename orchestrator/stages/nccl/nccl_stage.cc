@@ -31,11 +31,12 @@
 #include "common/median.h"
 #include "orchestrator/run/confirm_node.h"
 #include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nccl/attribution.h"
 #include "orchestrator/stages/nccl/nccl_isolation.h"
 #include "orchestrator/stages/nccl/nccl_launch.h"
 #include "orchestrator/stages/nccl/nccl_mpirun.h"
+#include "orchestrator/stages/nccl/nccl_spec.h"
 
 namespace cc {
 namespace {

@@ -17,12 +17,13 @@
 #include <cstdio>
 #include <mutex>
 
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nics/nic_local.h"
 #include "orchestrator/stages/nics/nic_recommend.h"
 #include "orchestrator/stages/nics/nic_select.h"
 #include "orchestrator/stages/nics/nics_confirm.h"
 #include "orchestrator/stages/nics/nics_results.h"
+#include "orchestrator/stages/nics/nics_spec.h"
 #include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
