@@ -110,7 +110,7 @@ std::string RenderHeatmapSvg(const PairMatrix& m) {
       std::string fill = "#f1f2f4";
       std::string mark;
       if (c.tested > 0) {
-        bool bad = c.worst != Outcome::kPass && c.worst != Outcome::kWarn;
+        bool bad = !IsPassOrWarn(c.worst);
         if (scale && c.min_value && !bad) {
           fill = ScaleColour(*c.min_value / max_value);
           if (cell >= 30) mark = Fmt(*c.min_value, *c.min_value >= 100 ? "%.0f" : "%.1f");

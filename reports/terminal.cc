@@ -216,14 +216,14 @@ std::string VerdictLine(const RunData& d) {
   // lost mid-stage: its unjudged probes are skips) still fails the run.
   std::set<std::string> verdict_nodes;
   for (const auto& r : d.node_results) {
-    bool bad = r.outcome == Outcome::kFail || r.outcome == Outcome::kHang;
+    bool bad = IsFailOrHang(r.outcome);
     if (IsStageVerdict(r) && bad) verdict_nodes.insert(r.node);
     if (IsStageVerdict(r) || r.node == "*") continue;
     if (bad) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) {
+    if (IsFailOrHang(r.outcome)) {
       bad_pairs.insert(std::min(r.src, r.dst) + ">" + std::max(r.src, r.dst));
     }
   }

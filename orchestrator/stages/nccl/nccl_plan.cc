@@ -185,7 +185,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
     if (r.outcome == Outcome::kFail || r.outcome == Outcome::kError) failed.push_back(r.node);
     if (r.outcome == Outcome::kHang) hung.push_back(r.node);
   }
-  if (j.outcome != Outcome::kPass && j.outcome != Outcome::kWarn) {
+  if (!IsPassOrWarn(j.outcome)) {
     if (!failed.empty() && failed.size() < ranks.size()) j.culprits = failed;
     std::string msg;
     for (const RankReport& r : ranks) {

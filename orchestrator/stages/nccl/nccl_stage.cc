@@ -40,8 +40,6 @@
 namespace cc {
 namespace {
 
-bool Broken(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
-
 // A retest's deadlines are this many times the first attempt's.
 constexpr double kRetestDeadlineFactor = 2.5;
 
@@ -171,7 +169,7 @@ std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> NcclStage::C
   std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> out;
   std::vector<NodeGroup> again;
   for (TestJudgement& j : Batch(ctx, groups)) {
-    if (Broken(j.outcome)) again.push_back(groups[out.size()]);
+    if (IsFailOrHang(j.outcome)) again.push_back(groups[out.size()]);
     out.push_back({std::move(j), std::nullopt});
   }
   if (again.empty() || InterruptFlag().load()) return out;
@@ -179,14 +177,14 @@ std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> NcclStage::C
   auto retests = Batch(ctx, again, kRetestDeadlineFactor);
   size_t k = 0;
   for (auto& [first, retest] : out) {
-    if (Broken(first.outcome) && k < retests.size()) retest = retests[k++];
+    if (IsFailOrHang(first.outcome) && k < retests.size()) retest = retests[k++];
   }
   return out;
 }
 
 Outcome NcclStage::WithSpeed(const TestJudgement& j, std::string* why) const {
   why->clear();
-  if (Broken(j.outcome) || !j.busbw) return j.outcome;
+  if (IsFailOrHang(j.outcome) || !j.busbw) return j.outcome;
   return Worse(j.outcome, JudgeBusbw(*j.busbw, median_, s_, why));
 }
 
@@ -199,7 +197,7 @@ NodeResult NcclStage::IntraResult(const std::string& n, const TestJudgement& j) 
   int gpus = by_name_[n]->gpus;
   r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU";
   // One rank moves no data between GPUs: no busbw, only the data check.
-  bool one = gpus == 1 && (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
+  bool one = gpus == 1 && IsPassOrWarn(j.outcome);
   r.message = one ? "1 GPU: AllReduce on one rank ran and its data checked out"
                   : std::to_string(gpus) + " GPU(s): " + j.message;
   r.evidence = j.evidence;
@@ -220,7 +218,7 @@ void NcclStage::Intra(StageContext& ctx) {
     }
     intra_[n] = r.outcome;
     // A node that cannot run NCCL alone would only break every pair.
-    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kWarn) still.push_back(n);
+    if (IsPassOrWarn(r.outcome)) still.push_back(n);
     ctx.Record(r);
   }
   active_ = still;
@@ -259,12 +257,12 @@ void NcclStage::Pairs(StageContext& ctx) {
   }
   ConfirmPairs(ctx, &results);
   for (const PairResult& r : results) {
-    if (r.value && !Broken(r.outcome)) pair_busbw_.push_back(*r.value);
+    if (r.value && !IsFailOrHang(r.outcome)) pair_busbw_.push_back(*r.value);
   }
   median_ = Median(pair_busbw_);
   for (PairResult& r : results) {
     std::string why;
-    if (r.value && !Broken(r.outcome)) {
+    if (r.value && !IsFailOrHang(r.outcome)) {
       Outcome speed = JudgeBusbw(*r.value, median_, s_, &why);
       if (speed != Outcome::kPass) {
         r.outcome = Worse(r.outcome, speed);
@@ -378,7 +376,7 @@ void NcclStage::Isolate(StageContext& ctx) {
   bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
   bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
   if (cluster_bad && !explained && active_.size() >= 2 && !InterruptFlag().load()) {
-    bool slow_only = !Broken(cluster_outcome_);
+    bool slow_only = !IsFailOrHang(cluster_outcome_);
     IsolationOptions o;
     o.known_good.insert(a.known_good.begin(), a.known_good.end());
     o.max_tests = s_.isolate_max_tests;
