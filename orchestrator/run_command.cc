@@ -63,22 +63,18 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
   rec.reachable = s.usable();
   rec.error = s.usable() ? "" : s.status.ToString();
   Status put = ctx.store().PutNode(rec);
-  NodeResult r;
-  r.node = s.node->name;
-  r.stage = "connect";
-  r.check = "agent";
-  r.outcome = s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status);
-  r.message =
+  NodeResult r = NodeCheck(
+      "connect", s.node->name, "agent", s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status),
       s.usable()
           ? "agent " + s.hello.value("agent_version", std::string("?")) + " ready in " +
                 std::to_string(static_cast<int>(s.prepare_ms)) + " ms" +
                 (s.bytes_pushed ? ", pushed " + std::to_string(s.bytes_pushed) + " bytes" : "")
-          : s.step + ": " + s.status.ToString();
-  r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
-  r.evidence = {{"step", s.step},
-                {"prepare_ms", s.prepare_ms},
-                {"bytes_pushed", s.bytes_pushed},
-                {"shell_startup_s", s.shell_startup_s}};
+          : s.step + ": " + s.status.ToString(),
+      {{"step", s.step},
+       {"prepare_ms", s.prepare_ms},
+       {"bytes_pushed", s.bytes_pushed},
+       {"shell_startup_s", s.shell_startup_s}},
+      s.usable() ? "ready" : ErrorKindName(s.status.kind()));
   if (!put.ok()) r.evidence["store_error"] = put.ToString();
   ctx.Record(r);
   for (const auto& w : s.warnings) {
@@ -245,15 +241,7 @@ int RunClusterCheck(const RunOptions& o) {
       if (InterruptFlag().load()) break;
       auto stage = FindStage(name)->make();
       Status s = stage->Run(ctx);
-      if (!s.ok()) {
-        NodeResult r;
-        r.node = "*";
-        r.stage = name;
-        r.check = "stage";
-        r.outcome = s.Is(ErrorKind::kInterrupted) ? Outcome::kError : Outcome::kError;
-        r.message = s.ToString();
-        ctx.Record(r);
-      }
+      if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
     }
   }
   fleet.CloseAll();

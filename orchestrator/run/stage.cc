@@ -2,20 +2,6 @@
 
 namespace cc {
 
-NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
-                     Outcome outcome, const std::string& message, nlohmann::json evidence,
-                     const std::string& value) {
-  NodeResult r;
-  r.node = node;
-  r.stage = stage;
-  r.check = check;
-  r.outcome = outcome;
-  r.message = message;
-  r.value = value;
-  r.evidence = std::move(evidence);
-  return r;
-}
-
 void StageContext::Record(NodeResult r) {
   r.run_id = run_id_;
   if (r.at.empty()) r.at = NowIso8601();

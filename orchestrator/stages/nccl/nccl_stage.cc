@@ -108,13 +108,7 @@ void NcclStage::Members(StageContext& ctx) {
     Json f = facts.count(node.name) ? facts[node.name] : Json();
     int gpus = GpusToUse(f, s_.gpus_per_node, &why);
     if (gpus <= 0) {
-      NodeResult r;
-      r.node = node.name;
-      r.stage = "nccl";
-      r.check = "intra-node";
-      r.outcome = Outcome::kSkip;
-      r.message = why;
-      ctx.Record(r);
+      ctx.Record(NodeCheck("nccl", node.name, "intra-node", Outcome::kSkip, why));
       continue;
     }
     NcclMember m;
@@ -189,19 +183,14 @@ Outcome NcclStage::WithSpeed(const TestJudgement& j, std::string* why) const {
 }
 
 NodeResult NcclStage::IntraResult(const std::string& n, const TestJudgement& j) {
-  NodeResult r;
-  r.node = n;
-  r.stage = "nccl";
-  r.check = "intra-node";
-  r.outcome = j.outcome;
   int gpus = by_name_[n]->gpus;
-  r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU";
   // One rank moves no data between GPUs: no busbw, only the data check.
   bool one = gpus == 1 && IsPassOrWarn(j.outcome);
-  r.message = one ? "1 GPU: AllReduce on one rank ran and its data checked out"
-                  : std::to_string(gpus) + " GPU(s): " + j.message;
-  r.evidence = j.evidence;
-  return r;
+  return NodeCheck("nccl", n, "intra-node", j.outcome,
+                   one ? "1 GPU: AllReduce on one rank ran and its data checked out"
+                       : std::to_string(gpus) + " GPU(s): " + j.message,
+                   j.evidence,
+                   j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU");
 }
 
 void NcclStage::Intra(StageContext& ctx) {
@@ -301,17 +290,13 @@ void NcclStage::ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results
 
 NodeResult NcclStage::ClusterResult(const TestJudgement& j) const {
   std::string why;
-  NodeResult r;
-  r.node = "*";
-  r.stage = "nccl";
-  r.check = "cluster";
-  r.outcome = WithSpeed(j, &why);
-  r.value = j.busbw ? Gb(*j.busbw) + " GB/s" : "";
-  r.message = std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
-              "): " + j.message + (why.empty() ? "" : "; " + why);
-  r.evidence = j.evidence;
-  r.evidence["nodes"] = active_;
-  return r;
+  Outcome outcome = WithSpeed(j, &why);
+  Json evidence = j.evidence;
+  evidence["nodes"] = active_;
+  return NodeCheck("nccl", "*", "cluster", outcome,
+                   std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
+                       "): " + j.message + (why.empty() ? "" : "; " + why),
+                   std::move(evidence), j.busbw ? Gb(*j.busbw) + " GB/s" : "");
 }
 
 void NcclStage::Cluster(StageContext& ctx) {
@@ -483,15 +468,9 @@ Status NcclStage::Run(StageContext& ctx) {
   s_ = *settings;
   Members(ctx);
   if (members_.empty()) {
-    NodeResult r;
-    r.node = "*";
-    r.stage = "nccl";
-    r.check = "cluster";
-    r.outcome = Outcome::kSkip;
-    r.message =
-        "no node has a usable GPU and libnccl.so.2 (see each node's intra-node "
-        "result)";
-    ctx.Record(r);
+    ctx.Record(NodeCheck("nccl", "*", "cluster", Outcome::kSkip,
+                         "no node has a usable GPU and libnccl.so.2 (see each node's intra-node "
+                         "result)"));
     return Status::Ok();
   }
   size_t n = members_.size();
