@@ -71,6 +71,16 @@ class NcclStage : public Stage {
   void Cluster(StageContext& ctx);
   NodeResult ClusterResult(const TestJudgement& j) const;
   void Isolate(StageContext& ctx);
+  // Tests the matrix's suspects, each with a known-good partner, for a few
+  // rounds, adding their outcomes to *in; returns the last attribution.
+  Attribution ProbeSuspects(StageContext& ctx, AttributionInput* in, int* probes, int* rounds);
+  // Group testing of a broken (or slow) whole-cluster test that the pairs
+  // do not explain; an empty result when there is none to do.
+  IsolationResult IsolateCluster(StageContext& ctx, const Attribution& a);
+  // One round of group tests for IsolateBrokenGroup: their outcomes, with
+  // pairs recorded.
+  std::vector<Outcome> TestGroups(StageContext& ctx, const std::vector<NodeGroup>& groups,
+                                  bool slow_only);
   // The result of an isolation test of `group` (a pair, or a larger group
   // named by its first and last node) and its retest, if any, merged and
   // counted; *why: the speed judgement of the attempt that stands.
@@ -328,66 +338,73 @@ PairResult NcclStage::ConfirmedPair(
   return r;
 }
 
+Attribution NcclStage::ProbeSuspects(StageContext& ctx, AttributionInput* in, int* probes,
+                                     int* rounds) {
+  Attribution a = AttributeFailures(*in);
+  std::vector<PairResult> probe_results;
+  for (int round = 0; round < 4 && !InterruptFlag().load(); ++round) {
+    auto next = NextProbesToIsolate(*in, a);
+    if (next.empty()) break;
+    std::vector<NodeGroup> groups;
+    for (const auto& [x, y] : next) groups.push_back({x, y});
+    auto js = ConfirmedBatch(ctx, groups);
+    ++*rounds;
+    for (size_t i = 0; i < js.size(); ++i) {
+      std::string why;
+      PairResult r = ConfirmedPair(groups[i], js[i], &why);
+      Outcome o = r.outcome;
+      in->pairs.push_back({r.src, r.dst, o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
+      probe_results.push_back(std::move(r));
+      ++*probes;
+    }
+    a = AttributeFailures(*in);
+  }
+  ctx.Record(std::move(probe_results));
+  return a;
+}
+
+std::vector<Outcome> NcclStage::TestGroups(StageContext& ctx, const std::vector<NodeGroup>& groups,
+                                           bool slow_only) {
+  auto js = ConfirmedBatch(ctx, groups);
+  std::vector<Outcome> out;
+  std::vector<PairResult> pairs;
+  for (size_t i = 0; i < js.size(); ++i) {
+    std::string why;
+    PairResult r = ConfirmedPair(groups[i], js[i], &why);
+    // A flaky group works: nothing for the search to find in it.
+    Outcome oc = IsFlaky(r) ? Outcome::kPass : r.outcome;
+    if (slow_only && !why.empty()) oc = Outcome::kFail;
+    out.push_back(oc);
+    if (groups[i].size() == 2) {
+      r.outcome = Worse(r.outcome, oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
+      pairs.push_back(std::move(r));
+    }
+  }
+  ctx.Record(std::move(pairs));
+  return out;
+}
+
+IsolationResult NcclStage::IsolateCluster(StageContext& ctx, const Attribution& a) {
+  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
+  bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
+  if (!cluster_bad || explained || active_.size() < 2 || InterruptFlag().load()) return {};
+  bool slow_only = !IsFailOrHang(cluster_outcome_);
+  IsolationOptions o;
+  o.known_good.insert(a.known_good.begin(), a.known_good.end());
+  o.max_tests = s_.isolate_max_tests;
+  return IsolateBrokenGroup(
+      active_,
+      [&](const std::vector<NodeGroup>& groups) { return TestGroups(ctx, groups, slow_only); }, o);
+}
+
 void NcclStage::Isolate(StageContext& ctx) {
   AttributionInput in;
   for (const NcclMember& m : members_) in.nodes.push_back(m.name);
   in.pairs = pair_outcomes_;
   in.intra_node = intra_;
-  Attribution a = AttributeFailures(in);
   int probes = 0, probe_rounds = 0;
-  std::vector<PairResult> probe_results;
-  // Suspects of the matrix, each with a known-good partner, a few rounds.
-  for (int round = 0; round < 4 && !InterruptFlag().load(); ++round) {
-    auto next = NextProbesToIsolate(in, a);
-    if (next.empty()) break;
-    std::vector<NodeGroup> groups;
-    for (const auto& [x, y] : next) groups.push_back({x, y});
-    auto js = ConfirmedBatch(ctx, groups);
-    ++probe_rounds;
-    for (size_t i = 0; i < js.size(); ++i) {
-      std::string why;
-      PairResult r = ConfirmedPair(groups[i], js[i], &why);
-      Outcome o = r.outcome;
-      in.pairs.push_back({r.src, r.dst, o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
-      probe_results.push_back(std::move(r));
-      ++probes;
-    }
-    a = AttributeFailures(in);
-  }
-  ctx.Record(std::move(probe_results));
-
-  // A broken (or slow) whole-cluster test that the pairs do not explain.
-  IsolationResult iso;
-  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
-  bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
-  if (cluster_bad && !explained && active_.size() >= 2 && !InterruptFlag().load()) {
-    bool slow_only = !IsFailOrHang(cluster_outcome_);
-    IsolationOptions o;
-    o.known_good.insert(a.known_good.begin(), a.known_good.end());
-    o.max_tests = s_.isolate_max_tests;
-    iso = IsolateBrokenGroup(
-        active_,
-        [&](const std::vector<NodeGroup>& groups) {
-          auto js = ConfirmedBatch(ctx, groups);
-          std::vector<Outcome> out;
-          std::vector<PairResult> pairs;
-          for (size_t i = 0; i < js.size(); ++i) {
-            std::string why;
-            PairResult r = ConfirmedPair(groups[i], js[i], &why);
-            // A flaky group works: nothing for the search to find in it.
-            Outcome oc = IsFlaky(r) ? Outcome::kPass : r.outcome;
-            if (slow_only && !why.empty()) oc = Outcome::kFail;
-            out.push_back(oc);
-            if (groups[i].size() == 2) {
-              r.outcome = Worse(r.outcome, oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
-              pairs.push_back(std::move(r));
-            }
-          }
-          ctx.Record(std::move(pairs));
-          return out;
-        },
-        o);
-  }
+  Attribution a = ProbeSuspects(ctx, &in, &probes, &probe_rounds);
+  IsolationResult iso = IsolateCluster(ctx, a);
   Json tests = Json::array();
   for (const IsolationTest& t : iso.tests) {
     tests.push_back({{"round", t.round},
