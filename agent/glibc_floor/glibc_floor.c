@@ -23,6 +23,9 @@
 // tests/e2e/agent_static_test.sh fails if the agent needs anything newer
 // than GLIBC_2.28; a new libstdc++ or a new call adds a line here.
 #define _GNU_SOURCE
+// Not clang-formatted: the FLOOR_SYMVER arguments are assembler symbol
+// versions (GLIBC_2.2.5), which clang-format would split into tokens.
+// clang-format off
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -34,7 +37,8 @@
 #include <time.h>
 
 // The oldest versions, under local names. x86_64's baseline is GLIBC_2.2.5.
-#define FLOOR_SYMVER(local, name, version) __asm__(".symver " #local ", " #name "@" #version)
+#define FLOOR_SYMVER(local, name, version) \
+  __asm__(".symver " #local ", " #name "@" #version)
 // Every replacement stays inside the agent. Exported (the linker exports an
 // executable's definition of a name a shared library also defines), it would
 // also satisfy its own forward to the versioned original, and loop forever.
@@ -45,8 +49,9 @@
 typedef int (*MainFn)(int, char**, char**);
 typedef void (*InitFn)(int, char**, char**);
 int floor_libc_start_main(MainFn main, int argc, char** argv, void (*init)(void),
-                          void (*fini)(void), void (*rtld_fini)(void), void* stack_end);
-FLOOR_SYMVER(floor_libc_start_main, __libc_start_main, GLIBC_2 .2.5);
+                          void (*fini)(void), void (*rtld_fini)(void),
+                          void* stack_end);
+FLOOR_SYMVER(floor_libc_start_main, __libc_start_main, GLIBC_2.2.5);
 
 // Provided by the linker and crti.o in every executable.
 extern InitFn __init_array_start[] __attribute__((visibility("hidden")));
@@ -68,7 +73,7 @@ static void RunConstructors(int argc, char** argv, char** envp) {
 }
 
 FLOOR_LOCAL int __libc_start_main(MainFn main, int argc, char** argv, void (*init)(void),
-                                  void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
+                      void (*fini)(void), void (*rtld_fini)(void), void* stack_end) {
   // crt1.o of glibc >= 2.34 passes init == NULL; an older libc would then
   // run no C++ static constructor at all.
   if (init == NULL) init = (void (*)(void))RunConstructors;
@@ -87,18 +92,18 @@ void* floor_pthread_getspecific(pthread_key_t);
 // Like glibc's own declaration: the value is stored, never read.
 int floor_pthread_setspecific(pthread_key_t, const void*) __attribute__((access(none, 2)));
 int floor_pthread_mutex_trylock(pthread_mutex_t*);
-FLOOR_SYMVER(floor_pthread_create, pthread_create, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_join, pthread_join, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_detach, pthread_detach, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_once, pthread_once, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_key_create, pthread_key_create, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_key_delete, pthread_key_delete, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_getspecific, pthread_getspecific, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_setspecific, pthread_setspecific, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_pthread_mutex_trylock, pthread_mutex_trylock, GLIBC_2 .2.5);
+FLOOR_SYMVER(floor_pthread_create, pthread_create, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_join, pthread_join, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_detach, pthread_detach, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_once, pthread_once, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_key_create, pthread_key_create, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_key_delete, pthread_key_delete, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_getspecific, pthread_getspecific, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_setspecific, pthread_setspecific, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_pthread_mutex_trylock, pthread_mutex_trylock, GLIBC_2.2.5);
 
 FLOOR_LOCAL int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*),
-                               void* arg) {
+                   void* arg) {
   return floor_pthread_create(t, attr, fn, arg);
 }
 FLOOR_LOCAL int pthread_join(pthread_t t, void** ret) { return floor_pthread_join(t, ret); }
@@ -126,19 +131,19 @@ FLOOR_LOCAL int pthread_mutex_trylock(pthread_mutex_t* m) { return floor_pthread
 // time is carried over: a wall-clock jump during a wait stretches or
 // shortens it, which libstdc++'s callers re-check against the steady clock.
 FLOOR_LOCAL int pthread_cond_clockwait(pthread_cond_t* cond, pthread_mutex_t* mutex,
-                                       clockid_t clock, const struct timespec* abstime) {
+                           clockid_t clock, const struct timespec* abstime) {
   if (clock == CLOCK_REALTIME) return pthread_cond_timedwait(cond, mutex, abstime);
   if (clock != CLOCK_MONOTONIC) return EINVAL;
   struct timespec now, wall;
   clock_gettime(CLOCK_MONOTONIC, &now);
   clock_gettime(CLOCK_REALTIME, &wall);
-  long long left_ns =
-      (long long)(abstime->tv_sec - now.tv_sec) * 1000000000LL + (abstime->tv_nsec - now.tv_nsec);
+  long long left_ns = (long long)(abstime->tv_sec - now.tv_sec) * 1000000000LL +
+                      (abstime->tv_nsec - now.tv_nsec);
   if (left_ns < 0) left_ns = 0;
   long long until_ns = (long long)wall.tv_nsec + left_ns % 1000000000LL;
-  struct timespec until = {
-      wall.tv_sec + (time_t)(left_ns / 1000000000LL) + (time_t)(until_ns / 1000000000LL),
-      (long)(until_ns % 1000000000LL)};
+  struct timespec until = {wall.tv_sec + (time_t)(left_ns / 1000000000LL) +
+                               (time_t)(until_ns / 1000000000LL),
+                           (long)(until_ns % 1000000000LL)};
   return pthread_cond_timedwait(cond, mutex, &until);
 }
 
@@ -153,11 +158,11 @@ void* floor_dlsym(void*, const char*);
 char* floor_dlerror(void);
 int floor_dlinfo(void*, int, void*);
 int floor_dlclose(void*);
-FLOOR_SYMVER(floor_dlopen, dlopen, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlsym, dlsym, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlerror, dlerror, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_dlinfo, dlinfo, GLIBC_2 .3.3);
-FLOOR_SYMVER(floor_dlclose, dlclose, GLIBC_2 .2.5);
+FLOOR_SYMVER(floor_dlopen, dlopen, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_dlsym, dlsym, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_dlerror, dlerror, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_dlinfo, dlinfo, GLIBC_2.3.3);
+FLOOR_SYMVER(floor_dlclose, dlclose, GLIBC_2.2.5);
 
 FLOOR_LOCAL void* dlopen(const char* file, int mode) { return floor_dlopen(file, mode); }
 FLOOR_LOCAL void* dlsym(void* handle, const char* name) { return floor_dlsym(handle, name); }
@@ -174,10 +179,10 @@ int floor_xstat(int, const char*, struct stat*);
 int floor_lxstat(int, const char*, struct stat*);
 int floor_fxstat(int, int, struct stat*);
 int floor_fxstatat(int, int, const char*, struct stat*, int);
-FLOOR_SYMVER(floor_xstat, __xstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_lxstat, __lxstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_fxstat, __fxstat, GLIBC_2 .2.5);
-FLOOR_SYMVER(floor_fxstatat, __fxstatat, GLIBC_2 .4);
+FLOOR_SYMVER(floor_xstat, __xstat, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_lxstat, __lxstat, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_fxstat, __fxstat, GLIBC_2.2.5);
+FLOOR_SYMVER(floor_fxstatat, __fxstatat, GLIBC_2.4);
 
 FLOOR_LOCAL int stat(const char* path, struct stat* st) {
   return floor_xstat(kStatVersion, path, st);
@@ -259,3 +264,4 @@ FLOOR_LOCAL uint32_t arc4random(void) {
   }
   return v;
 }
+// clang-format on
