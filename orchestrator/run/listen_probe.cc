@@ -51,4 +51,9 @@ void AwaitStopped(ListeningPeer& p, double timeout_s) {
   p.stop = got.ok() ? WaitForEnd(*p.state->agent, p.id, Deadline::InSeconds(timeout_s)) : got;
 }
 
+std::string StopNotConfirmed(const ListeningPeer& p) {
+  return "stop not confirmed (" + p.stop.ToString() +
+         "): its listeners close when the agent exits at the end of the run";
+}
+
 }  // namespace cc

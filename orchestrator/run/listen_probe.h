@@ -63,6 +63,9 @@ ProbeReply AskToProbe(ListeningPeer& p, const Json& args, Deadline deadline, dou
 // after a failed SendStop.
 void SendStop(ListeningPeer& p, double timeout_s);
 void AwaitStopped(ListeningPeer& p, double timeout_s);
+// For the result of a peer whose p.stop is not ok: what is in doubt and
+// why it does no harm.
+std::string StopNotConfirmed(const ListeningPeer& p);
 
 // The peers of one run of such a stage, one per usable node, found by name,
 // with the phases run over all of them through the fleet's window.

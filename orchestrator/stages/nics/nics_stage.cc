@@ -1,7 +1,7 @@
 // `nics`: which network NCCL and MPI should use, with evidence (DESIGN.md
 // step 5, issue 6). From every usable node's facts (network and rdma
 // sections; asked for here when the facts stage did not run), in three
-// phases over the agents (agent/nics_command.cc):
+// phases over the agents (agent/nics_command.cc; run/listen_probe.h):
 //   1. `nics`: each node listens on every routable address it has (a TCP
 //      token listener and a UDP echo, free ports);
 //   2. `probe`: every node probes every peer's address on each subnet they
@@ -369,9 +369,7 @@ class NicsStage : public Stage {
       names.push_back(p.name);
       if (!p.facts_error.empty()) Record(ctx, p.name, "facts", Outcome::kError, p.facts_error);
       if (!p.stop.ok() && p.listen.ok()) {
-        Record(ctx, p.name, "stop", Outcome::kError,
-               "stop not confirmed (" + p.stop.ToString() +
-                   "): its listeners close when the agent exits at the end of the run");
+        Record(ctx, p.name, "stop", Outcome::kError, StopNotConfirmed(p));
       }
     }
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));

@@ -1,6 +1,7 @@
 // `ports`: a reachability matrix for every port a distributed job needs,
 // in both directions, between every pair of usable nodes (DESIGN.md step
-// 5, issue 5). Three phases over every node's agent (agent/ports_command.cc):
+// 5, issue 5). Three phases over every node's agent (agent/ports_command.cc,
+// run/listen_probe.h):
 //   1. `ports`: each node listens on its port set and answers a token;
 //   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
 //      node in one pair per round), as many rounds at once as the pacer's
@@ -480,8 +481,7 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
     // The node-lost verdict says it all; this row is what it did before.
     msg += "; then the node was lost (" + lost_.at(p.name).phase + ")";
   } else if (!p.stop.ok()) {
-    msg += "; stop not confirmed (" + p.stop.ToString() +
-           "): its listeners close when the agent exits at the end of the run";
+    msg += "; " + StopNotConfirmed(p);
     o = Worse(o, Outcome::kError);
   }
   RecordNode(ctx, p.name, "listen", o, msg, ev);
