@@ -18,7 +18,9 @@ TEST(Outcome, FailOrHangIsWorseThanEveryOtherOutcome) {
   for (Outcome bad : kAll) {
     if (!IsFailOrHang(bad)) continue;
     for (Outcome other : kAll) {
-      if (!IsFailOrHang(other)) EXPECT_EQ(Worse(bad, other), bad) << OutcomeName(other);
+      if (!IsFailOrHang(other)) {
+        EXPECT_EQ(Worse(bad, other), bad) << OutcomeName(other);
+      }
     }
   }
 }
