@@ -1,5 +1,7 @@
 #include "agent/cuda_api.h"
 
+#include "common/join.h"
+
 namespace cc::agent {
 namespace {
 
@@ -9,12 +11,6 @@ const char* const kCudaDirs[] = {
     "/usr/local/nvidia/lib64",  // NVIDIA container toolkit
     "/usr/lib/wsl/lib",
 };
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // Binds the first of `names` the library has. The memory functions are
 // bound by their _v2 names only: the unversioned ones take 32-bit device
@@ -47,11 +43,7 @@ Result<CudaApi> LoadCudaApi(const std::vector<std::string>& dirs, DynlibSearch* 
   DynlibSearch local;
   DynlibSearch* s = search ? search : &local;
   Dynlib lib = Dynlib::OpenFirst(LibraryCandidates(all, "libcuda.so.1"), s);
-  if (!lib.loaded()) {
-    std::vector<std::string> tried;
-    for (const auto& a : s->attempts) tried.push_back(a.path + " (" + a.error + ")");
-    return Status::NotFound("libcuda.so.1 not found; searched: " + Join(tried, ", "));
-  }
+  if (!lib.loaded()) return s->NotFound("libcuda.so.1");
   CudaApi api;
   api.path = lib.real_path();
   std::vector<std::string> missing;

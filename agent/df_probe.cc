@@ -158,94 +158,113 @@ void UdpEcho::Stop() {
   }
 }
 
+namespace {
+
+// A connected DF socket for target t in *f; on failure f->fd stays -1 and
+// r->note says why.
+void OpenFlight(const DfTarget& t, Flight* f, DfResult* r) {
+  sockaddr_storage a{};
+  socklen_t len = 0;
+  if (!MakeAddr(t.addr, t.port, &a, &len)) {
+    r->note = "not an IP literal: " + t.addr;
+    return;
+  }
+  f->v6 = a.ss_family == AF_INET6;
+  f->small_len = DfPayloadBytes(kSmallBytes, f->v6);
+  f->big_len = std::max(f->small_len + 1, DfPayloadBytes(t.bytes, f->v6));
+  f->fd = socket(a.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (f->fd < 0) {
+    r->note = std::string("socket: ") + strerror(errno);
+    return;
+  }
+  // DF set, and no fragmentation by this host either: a datagram larger
+  // than the route's MTU fails with EMSGSIZE here, one larger than a
+  // hop's MTU on the way is dropped there.
+  int pmtu = IP_PMTUDISC_DO;
+  if (f->v6) {
+    setsockopt(f->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof pmtu);
+  } else {
+    setsockopt(f->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
+  }
+  if (connect(f->fd, reinterpret_cast<sockaddr*>(&a), len) != 0) {
+    r->note = std::string("connect: ") + strerror(errno);
+    close(f->fd);
+    f->fd = -1;
+  }
+}
+
+bool Done(const Flight& f) { return f.small_ok && (f.big_ok || f.too_big); }
+
+// One try: sends what is still missing on every open flight, then reads
+// answers until all came or timeout_ms passed. False when nothing was left
+// to send.
+bool TryOnce(const std::vector<DfTarget>& targets, int timeout_ms, std::vector<Flight>& fl,
+             std::vector<DfResult>& out) {
+  std::vector<pollfd> pfds;
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < fl.size(); ++i) {
+    Flight& f = fl[i];
+    if (f.fd < 0 || f.send_err || Done(f)) continue;
+    SendMissing(f);
+    pfds.push_back({f.fd, POLLIN, 0});
+    idx.push_back(i);
+  }
+  if (pfds.empty()) return false;
+  Deadline d = Deadline::In(Millis(timeout_ms));
+  while (!d.Passed()) {
+    int left = static_cast<int>(d.RemainingMs());
+    int n = poll(pfds.data(), pfds.size(), std::max(1, left));
+    if (n <= 0) continue;
+    bool all = true;
+    for (size_t k = 0; k < pfds.size(); ++k) {
+      Flight& f = fl[idx[k]];
+      if (pfds[k].revents) ReadAnswers(f, targets[idx[k]].token, &out[idx[k]].reply);
+      pfds[k].revents = 0;
+      all = all && Done(f);
+    }
+    if (all) break;
+  }
+  return true;
+}
+
+// Closes the flight and says what came of it.
+void Conclude(const DfTarget& t, Flight& f, DfResult* r) {
+  int mtu = 0;
+  socklen_t ml = sizeof mtu;
+  if (getsockopt(f.fd, f.v6 ? IPPROTO_IPV6 : IPPROTO_IP, f.v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) ==
+      0) {
+    r->path_mtu = mtu;
+  }
+  close(f.fd);
+  if (f.too_big) {
+    r->state = "too-big-local";
+    r->note = std::to_string(t.bytes) + "-byte packets exceed this node's route MTU" +
+              (r->path_mtu ? " (" + std::to_string(r->path_mtu) + ")" : "");
+  } else if (f.send_err) {
+    r->state = "error";
+    r->note = std::string("send: ") + strerror(f.send_err);
+  } else if (f.big_ok) {
+    r->state = "ok";
+  } else if (f.small_ok) {
+    r->state = "lost";
+    r->note =
+        "small datagrams came back, " + std::to_string(t.bytes) + "-byte ones with DF did not";
+  } else {
+    r->state = "no-reply";
+  }
+}
+
+}  // namespace
+
 std::vector<DfResult> DfProbeAll(const std::vector<DfTarget>& targets, int timeout_ms, int tries) {
   std::vector<DfResult> out(targets.size());
   std::vector<Flight> fl(targets.size());
-  for (size_t i = 0; i < targets.size(); ++i) {
-    const DfTarget& t = targets[i];
-    sockaddr_storage a{};
-    socklen_t len = 0;
-    if (!MakeAddr(t.addr, t.port, &a, &len)) {
-      out[i].note = "not an IP literal: " + t.addr;
-      continue;
-    }
-    Flight& f = fl[i];
-    f.v6 = a.ss_family == AF_INET6;
-    f.small_len = DfPayloadBytes(kSmallBytes, f.v6);
-    f.big_len = std::max(f.small_len + 1, DfPayloadBytes(t.bytes, f.v6));
-    f.fd = socket(a.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (f.fd < 0) {
-      out[i].note = std::string("socket: ") + strerror(errno);
-      continue;
-    }
-    // DF set, and no fragmentation by this host either: a datagram larger
-    // than the route's MTU fails with EMSGSIZE here, one larger than a
-    // hop's MTU on the way is dropped there.
-    int pmtu = IP_PMTUDISC_DO;
-    if (f.v6) {
-      setsockopt(f.fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu, sizeof pmtu);
-    } else {
-      setsockopt(f.fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu);
-    }
-    if (connect(f.fd, reinterpret_cast<sockaddr*>(&a), len) != 0) {
-      out[i].note = std::string("connect: ") + strerror(errno);
-      close(f.fd);
-      f.fd = -1;
-    }
-  }
+  for (size_t i = 0; i < targets.size(); ++i) OpenFlight(targets[i], &fl[i], &out[i]);
   for (int round = 0; round < std::max(1, tries); ++round) {
-    std::vector<pollfd> pfds;
-    std::vector<size_t> idx;
-    for (size_t i = 0; i < fl.size(); ++i) {
-      Flight& f = fl[i];
-      if (f.fd < 0 || f.send_err || (f.small_ok && (f.big_ok || f.too_big))) continue;
-      SendMissing(f);
-      pfds.push_back({f.fd, POLLIN, 0});
-      idx.push_back(i);
-    }
-    if (pfds.empty()) break;
-    Deadline d = Deadline::In(Millis(timeout_ms));
-    while (!d.Passed()) {
-      int left = static_cast<int>(d.RemainingMs());
-      int n = poll(pfds.data(), pfds.size(), std::max(1, left));
-      if (n <= 0) continue;
-      bool all = true;
-      for (size_t k = 0; k < pfds.size(); ++k) {
-        Flight& f = fl[idx[k]];
-        if (pfds[k].revents) ReadAnswers(f, targets[idx[k]].token, &out[idx[k]].reply);
-        pfds[k].revents = 0;
-        all = all && f.small_ok && (f.big_ok || f.too_big);
-      }
-      if (all) break;
-    }
+    if (!TryOnce(targets, timeout_ms, fl, out)) break;
   }
   for (size_t i = 0; i < fl.size(); ++i) {
-    Flight& f = fl[i];
-    if (f.fd < 0) continue;
-    int mtu = 0;
-    socklen_t ml = sizeof mtu;
-    if (getsockopt(f.fd, f.v6 ? IPPROTO_IPV6 : IPPROTO_IP, f.v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) ==
-        0) {
-      out[i].path_mtu = mtu;
-    }
-    close(f.fd);
-    DfResult& r = out[i];
-    if (f.too_big) {
-      r.state = "too-big-local";
-      r.note = std::to_string(targets[i].bytes) + "-byte packets exceed this node's route MTU" +
-               (r.path_mtu ? " (" + std::to_string(r.path_mtu) + ")" : "");
-    } else if (f.send_err) {
-      r.state = "error";
-      r.note = std::string("send: ") + strerror(f.send_err);
-    } else if (f.big_ok) {
-      r.state = "ok";
-    } else if (f.small_ok) {
-      r.state = "lost";
-      r.note = "small datagrams came back, " + std::to_string(targets[i].bytes) +
-               "-byte ones with DF did not";
-    } else {
-      r.state = "no-reply";
-    }
+    if (fl[i].fd >= 0) Conclude(targets[i], fl[i], &out[i]);
   }
   return out;
 }

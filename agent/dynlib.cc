@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "common/join.h"
+
 namespace cc::agent {
 
 nlohmann::json DynlibSearch::SearchedJson() const {
@@ -16,6 +18,12 @@ nlohmann::json DynlibSearch::SearchedJson() const {
     out.push_back(a.error.empty() ? a.path + ": loaded" : a.path + ": " + a.error);
   }
   return out;
+}
+
+Status DynlibSearch::NotFound(const std::string& library) const {
+  std::vector<std::string> tried;
+  for (const auto& a : attempts) tried.push_back(a.path + " (" + a.error + ")");
+  return Status::NotFound(library + " not found; searched: " + Join(tried, ", "));
 }
 
 void* Dynlib::Symbol(const char* name, std::string* error) const {

@@ -22,6 +22,8 @@ struct DynlibSearch {
   // ["/usr/lib/x86_64-linux-gnu/libnccl.so.2: cannot open shared object
   //  file: No such file or directory", ...] for the facts' "searched".
   nlohmann::json SearchedJson() const;
+  // kNotFound "<library> not found; searched: <path> (<dlerror>), ...".
+  Status NotFound(const std::string& library) const;
 };
 
 // A library handle that stays open for the life of the process: libcuda and

@@ -42,6 +42,10 @@ TEST(Dynlib, NothingLoadedWhenNoCandidateExists) {
   std::string err;
   EXPECT_EQ(lib.Symbol("x", &err), nullptr);
   EXPECT_FALSE(err.empty());
+  Status s = search.NotFound("libx.so.1");
+  EXPECT_TRUE(s.Is(ErrorKind::kNotFound));
+  EXPECT_EQ(s.message().rfind("libx.so.1 not found; searched: /nonexistent/a.so (", 0), 0u)
+      << s.message();
 }
 
 TEST(Dynlib, CandidatesJoinFoldersKeepFilesAndEndWithTheBareName) {

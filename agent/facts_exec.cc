@@ -62,59 +62,37 @@ void Drain(int& fd, std::string* to) {
   _exit(127);
 }
 
-}  // namespace
+// Three close-on-exec pipes (stdout, stderr, exec status); closes the ones
+// made and says why when one fails.
+bool OpenPipes(int out[2], int err[2], int status[2], std::string* error) {
+  int* pipes[] = {out, err, status};
+  for (size_t i = 0; i < 3; ++i) {
+    if (pipe2(pipes[i], O_CLOEXEC) == 0) continue;
+    *error = std::string("pipe: ") + strerror(errno);
+    for (size_t k = 0; k < i; ++k) close(pipes[k][0]), close(pipes[k][1]);
+    return false;
+  }
+  return true;
+}
 
-ExecResult RunProgram(const std::vector<std::string>& argv, Deadline deadline) {
-  ExecResult res;
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-
-  int out[2], err[2], status[2];
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    res.error = std::string("pipe: ") + strerror(errno);
-    return res;
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    res.error = std::string("pipe: ") + strerror(errno);
-    close(out[0]), close(out[1]);
-    return res;
-  }
-  if (pipe2(status, O_CLOEXEC) != 0) {
-    res.error = std::string("pipe: ") + strerror(errno);
-    close(out[0]), close(out[1]), close(err[0]), close(err[1]);
-    return res;
-  }
-  pid_t pid = fork();
-  if (pid == 0) Child(cargv.data(), out[1], err[1], status[1]);
-  if (pid > 0) setpgid(pid, pid);  // both sides, so kill(-pid) never races
-  close(out[1]);
-  close(err[1]);
-  close(status[1]);
-  if (pid < 0) {
-    res.error = std::string("fork: ") + strerror(errno);
-    close(out[0]), close(err[0]), close(status[0]);
-    return res;
-  }
-  // The status pipe closes on a successful exec (CLOEXEC) or carries errno.
+// The status pipe closes on a successful exec (CLOEXEC) or carries the
+// child's errno: 0 when the program started.
+int ExecErrno(int status_fd) {
   int exec_errno = 0;
   ssize_t n;
   do {
-    n = read(status[0], &exec_errno, sizeof exec_errno);
+    n = read(status_fd, &exec_errno, sizeof exec_errno);
   } while (n < 0 && errno == EINTR);
-  close(status[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    waitpid(pid, nullptr, 0);
-    close(out[0]), close(err[0]);
-    res.error = argv[0] + ": " + strerror(exec_errno);
-    return res;
-  }
-  res.started = true;
+  close(status_fd);
+  return n == static_cast<ssize_t>(sizeof exec_errno) ? exec_errno : 0;
+}
 
-  int ofd = out[0], efd = err[0];
+// Reads the child's stdout and stderr into res until both close or the
+// deadline passes (res->timed_out).
+void ReadOutput(int ofd, int efd, Deadline deadline, ExecResult* res) {
   while (ofd >= 0 || efd >= 0) {
     if (deadline.Passed()) {
-      res.timed_out = true;
+      res->timed_out = true;
       break;
     }
     pollfd p[2];
@@ -127,29 +105,66 @@ ExecResult RunProgram(const std::vector<std::string>& argv, Deadline deadline) {
     for (int i = 0; i < np && r > 0; ++i) {
       if (p[i].revents == 0) continue;
       if (p[i].fd == ofd) {
-        Drain(ofd, &res.out);
+        Drain(ofd, &res->out);
       } else {
-        Drain(efd, &res.err);
+        Drain(efd, &res->err);
       }
     }
   }
   CloseIf(ofd);
   CloseIf(efd);
-  if (res.timed_out) kill(-pid, SIGKILL);  // the whole group: bash -l children too
+}
+
+// Waits for the child (its whole group killed at the deadline) and takes
+// its exit code.
+void Reap(pid_t pid, Deadline deadline, ExecResult* res) {
+  if (res->timed_out) kill(-pid, SIGKILL);  // the whole group: bash -l children too
   int wstatus = 0;
   // Output closed but the child may still run (it closed its stdout itself):
   // wait with the same deadline, then kill.
   for (;;) {
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
     if (w == pid) break;
-    if (w < 0 && errno != EINTR) return res;
-    if (deadline.Passed() && !res.timed_out) {
-      res.timed_out = true;
+    if (w < 0 && errno != EINTR) return;
+    if (deadline.Passed() && !res->timed_out) {
+      res->timed_out = true;
       kill(-pid, SIGKILL);
     }
     usleep(10000);
   }
-  if (!res.timed_out && WIFEXITED(wstatus)) res.exit_code = WEXITSTATUS(wstatus);
+  if (!res->timed_out && WIFEXITED(wstatus)) res->exit_code = WEXITSTATUS(wstatus);
+}
+
+}  // namespace
+
+ExecResult RunProgram(const std::vector<std::string>& argv, Deadline deadline) {
+  ExecResult res;
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+
+  int out[2], err[2], status[2];
+  if (!OpenPipes(out, err, status, &res.error)) return res;
+  pid_t pid = fork();
+  if (pid == 0) Child(cargv.data(), out[1], err[1], status[1]);
+  if (pid > 0) setpgid(pid, pid);  // both sides, so kill(-pid) never races
+  close(out[1]);
+  close(err[1]);
+  close(status[1]);
+  if (pid < 0) {
+    res.error = std::string("fork: ") + strerror(errno);
+    close(out[0]), close(err[0]), close(status[0]);
+    return res;
+  }
+  if (int exec_errno = ExecErrno(status[0]); exec_errno != 0) {
+    waitpid(pid, nullptr, 0);
+    close(out[0]), close(err[0]);
+    res.error = argv[0] + ": " + strerror(exec_errno);
+    return res;
+  }
+  res.started = true;
+  ReadOutput(out[0], err[0], deadline, &res);
+  Reap(pid, deadline, &res);
   return res;
 }
 

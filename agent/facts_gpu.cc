@@ -128,10 +128,14 @@ json WithOrigin(json out, const Dynlib& lib, const DynlibSearch& search) {
   return out;
 }
 
-std::vector<std::string> Candidates(const GpuProbeOptions& o, const std::string& file) {
+// The first of `given` that loads; none given, `file` from the library
+// paths, NVIDIA's usual folders and the loader's own search.
+Dynlib OpenNvidiaLibrary(const GpuProbeOptions& o, const std::vector<std::string>& given,
+                         const std::string& file, DynlibSearch* search) {
+  if (!given.empty()) return Dynlib::OpenFirst(given, search);
   std::vector<std::string> dirs = o.library_paths;
   for (const char* d : kNvidiaLibDirs) dirs.push_back(d);
-  return LibraryCandidates(dirs, file);
+  return Dynlib::OpenFirst(LibraryCandidates(dirs, file), search);
 }
 
 }  // namespace
@@ -300,9 +304,7 @@ json CudaFactsFromApi(const CudaApi& api) {
 
 json CollectGpuFacts(const GpuProbeOptions& options) {
   DynlibSearch search;
-  auto cands = options.nvml_candidates.empty() ? Candidates(options, "libnvidia-ml.so.1")
-                                               : options.nvml_candidates;
-  Dynlib lib = Dynlib::OpenFirst(cands, &search);
+  Dynlib lib = OpenNvidiaLibrary(options, options.nvml_candidates, "libnvidia-ml.so.1", &search);
   if (!lib.loaded()) return Absent("libnvidia-ml.so.1 not found", search);
   NvmlApi api;
   std::string err;
@@ -335,9 +337,7 @@ json CollectGpuFacts(const GpuProbeOptions& options) {
 
 json CollectCudaFacts(const GpuProbeOptions& options) {
   DynlibSearch search;
-  auto cands = options.cuda_candidates.empty() ? Candidates(options, "libcuda.so.1")
-                                               : options.cuda_candidates;
-  Dynlib lib = Dynlib::OpenFirst(cands, &search);
+  Dynlib lib = OpenNvidiaLibrary(options, options.cuda_candidates, "libcuda.so.1", &search);
   if (!lib.loaded()) return Absent("libcuda.so.1 not found", search);
   CudaApi api;
   std::string err;

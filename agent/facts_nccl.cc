@@ -10,6 +10,7 @@
 
 #include "agent/dynlib.h"
 #include "agent/facts_exec.h"
+#include "common/join.h"
 #include "common/shell_frame.h"
 
 namespace cc::agent {
@@ -27,12 +28,6 @@ const char* const kNcclDirs[] = {
     "/opt/nccl/lib",
     "/usr/lib64",
 };
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // NCCL reads these as integers (strtoll): "1", "01" and " 1" all enable.
 bool IsNonZeroInt(const std::string& v) {

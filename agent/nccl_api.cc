@@ -3,15 +3,10 @@
 #include <cstdlib>
 
 #include "agent/facts_nccl.h"
+#include "common/join.h"
 
 namespace cc::agent {
 namespace {
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 template <typename Fn>
 void Need(const Dynlib& lib, const char* name, Fn* fn, std::vector<std::string>* missing) {
@@ -41,11 +36,7 @@ Result<NcclApi> LoadNcclApi(const std::vector<std::string>& dirs, DynlibSearch* 
   DynlibSearch* s = search ? search : &local;
   // The same search the facts report, so `nccl` loads the library they named.
   Dynlib lib = Dynlib::OpenFirst(NcclCandidates(dirs, llp ? llp : ""), s);
-  if (!lib.loaded()) {
-    std::vector<std::string> tried;
-    for (const auto& a : s->attempts) tried.push_back(a.path + " (" + a.error + ")");
-    return Status::NotFound("libnccl.so.2 not found; searched: " + Join(tried, ", "));
-  }
+  if (!lib.loaded()) return s->NotFound("libnccl.so.2");
   NcclApi api;
   api.path = lib.real_path();
   std::vector<std::string> missing;

@@ -16,6 +16,11 @@ int OutcomeSeverity(Outcome o);
 inline Outcome Worse(Outcome a, Outcome b) {
   return OutcomeSeverity(a) >= OutcomeSeverity(b) ? a : b;
 }
+// Whether a check failed or hung: what makes `clustercheck run` exit 1,
+// what confirmation tests again, and what accuses a node or a link.
+inline bool IsFailOrHang(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
+// Whether a check worked, perhaps with a note: what clears an accusation.
+inline bool IsPassOrWarn(Outcome o) { return o == Outcome::kPass || o == Outcome::kWarn; }
 
 // Exit codes of `clustercheck` (one small header, as ninja does).
 inline constexpr int kExitOk = 0;           // nothing failed or hung

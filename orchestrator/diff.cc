@@ -13,9 +13,6 @@ namespace {
 
 using Key = std::tuple<std::string, std::string, std::string, std::string>;
 
-bool Bad(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
-bool Good(Outcome o) { return o == Outcome::kPass || o == Outcome::kWarn; }
-
 std::string Num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
@@ -93,8 +90,8 @@ RunDiff DiffRuns(const RunData& a, const RunData& b, const DiffOptions& o) {
     e.from = was.outcome;
     e.to = r.outcome;
     e.detail = was.value != r.value ? was.value + " -> " + r.value : r.message;
-    if (Bad(r.outcome) && !Bad(was.outcome)) diff.regressed.push_back(e);
-    if (Bad(was.outcome) && Good(r.outcome)) diff.recovered.push_back(e);
+    if (IsFailOrHang(r.outcome) && !IsFailOrHang(was.outcome)) diff.regressed.push_back(e);
+    if (IsFailOrHang(was.outcome) && IsPassOrWarn(r.outcome)) diff.recovered.push_back(e);
   }
 
   std::set<std::pair<std::string, std::string>> directed;
@@ -120,12 +117,12 @@ RunDiff DiffRuns(const RunData& a, const RunData& b, const DiffOptions& o) {
     e.to_value = r.value;
     e.unit = r.unit;
     e.detail = r.message.empty() ? r.state : r.message;
-    if (Bad(r.outcome) && !Bad(was.outcome)) {
+    if (IsFailOrHang(r.outcome) && !IsFailOrHang(was.outcome)) {
       diff.regressed.push_back(e);
-    } else if (Bad(was.outcome) && Good(r.outcome)) {
+    } else if (IsFailOrHang(was.outcome) && IsPassOrWarn(r.outcome)) {
       diff.recovered.push_back(e);
-    } else if (Good(was.outcome) && Good(r.outcome) && was.value && r.value && *was.value > 0 &&
-               was.unit == r.unit) {
+    } else if (IsPassOrWarn(was.outcome) && IsPassOrWarn(r.outcome) && was.value && r.value &&
+               *was.value > 0 && was.unit == r.unit) {
       double rel = (*r.value - *was.value) / *was.value;
       e.to = e.from;  // same outcome class: ToString shows the values
       if (rel < -o.tolerance) diff.slower.push_back(e);

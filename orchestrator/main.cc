@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "common/outcome.h"
 #include "orchestrator/history_command.h"
@@ -35,6 +37,66 @@ std::string JoinArgv(int argc, char** argv) {
   return s;
 }
 
+// "a, b,c" -> {"a", "b", "c"}.
+std::vector<std::string> SplitStageList(const std::string& csv) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : csv + ",") {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+CLI::App* AddRunCommand(CLI::App& app, cc::RunOptions& run, std::string& stages, std::string& db) {
+  auto* cmd = app.add_subcommand("run", "run the checks of an inventory");
+  cmd->add_option("inventory", run.inventory_path, "inventory TOML file")->required();
+  cmd->add_option("--db", db, "results database");
+  cmd->add_option("--stages", stages, "comma-separated stages (default: all; facts always runs)");
+  cmd->add_option("--limit", run.limit, "only these nodes (hostlist, e.g. gpu[001-004])");
+  cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
+  cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
+  cmd->add_option("--rerun-failed", run.rerun_failed,
+                  "only the nodes and pairs that failed, hung or errored in this run");
+  cmd->add_flag("--dry-run", run.dry_run, "print the plan (stages, rounds, time) and stop");
+  return cmd;
+}
+
+CLI::App* AddReportCommand(CLI::App& app, cc::ReportOptions& report, std::string& db) {
+  auto* cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
+  cmd->add_option("run", report.run_id, "run id");
+  cmd->add_option("--db", db, "results database");
+  cmd->add_flag("--json", report.json,
+                "JSON (run, verdicts, node table) instead of the terminal report");
+  cmd->add_option("--html", report.html_path, "also write a self-contained HTML page here");
+  cmd->add_option("--junit", report.junit_path, "also write JUnit XML here (CI gating)");
+  cmd->add_option("--baseline", report.baseline_run, "compare bandwidth with this run");
+  cmd->add_option("--outlier-fraction", report.outlier_fraction,
+                  "a pair below this fraction of the median is an outlier (default 0.8)")
+      ->check(CLI::Range(0.01, 1.0));
+  cmd->add_option("--min-busbw", report.min_busbw_gbps, "busbw floor in GB/s (default none)")
+      ->check(CLI::NonNegativeNumber);
+  return cmd;
+}
+
+CLI::App* AddDiffCommand(CLI::App& app, cc::DiffCommandOptions& diff, std::string& db) {
+  auto* cmd = app.add_subcommand("diff", "what regressed or recovered between two runs");
+  cmd->add_option("a", diff.a, "the earlier run")->required();
+  cmd->add_option("b", diff.b, "the later run (default: the latest)");
+  cmd->add_option("--db", db, "results database");
+  cmd->add_option("--tolerance", diff.tolerance,
+                  "relative bandwidth change that counts (default 0.10)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", diff.json, "JSON instead of text");
+  return cmd;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,53 +106,16 @@ int main(int argc, char** argv) {
   std::string db;
   app.add_option("--db", db,
                  "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
-
   cc::RunOptions run;
   run.environment = cc::ProcessEnvironment;  // the inventory's nodes_from_env
   std::string stages;
-  auto* run_cmd = app.add_subcommand("run", "run the checks of an inventory");
-  run_cmd->add_option("inventory", run.inventory_path, "inventory TOML file")->required();
-  run_cmd->add_option("--db", db, "results database");
-  run_cmd->add_option("--stages", stages,
-                      "comma-separated stages (default: all; facts always runs)");
-  run_cmd->add_option("--limit", run.limit, "only these nodes (hostlist, e.g. gpu[001-004])");
-  run_cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
-  run_cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
-  run_cmd->add_option("--rerun-failed", run.rerun_failed,
-                      "only the nodes and pairs that failed, hung or errored in this run");
-  run_cmd->add_flag("--dry-run", run.dry_run, "print the plan (stages, rounds, time) and stop");
-
+  auto* run_cmd = AddRunCommand(app, run, stages, db);
   cc::ReportOptions report;
-  auto* report_cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
-  report_cmd->add_option("run", report.run_id, "run id");
-  report_cmd->add_option("--db", db, "results database");
-  report_cmd->add_flag("--json", report.json,
-                       "JSON (run, verdicts, node table) instead of the terminal report");
-  report_cmd->add_option("--html", report.html_path, "also write a self-contained HTML page here");
-  report_cmd->add_option("--junit", report.junit_path, "also write JUnit XML here (CI gating)");
-  report_cmd->add_option("--baseline", report.baseline_run, "compare bandwidth with this run");
-  report_cmd
-      ->add_option("--outlier-fraction", report.outlier_fraction,
-                   "a pair below this fraction of the median is an outlier (default 0.8)")
-      ->check(CLI::Range(0.01, 1.0));
-  report_cmd->add_option("--min-busbw", report.min_busbw_gbps, "busbw floor in GB/s (default none)")
-      ->check(CLI::NonNegativeNumber);
-
+  auto* report_cmd = AddReportCommand(app, report, db);
   auto* history_cmd = app.add_subcommand("history", "list stored runs with their verdict counts");
   history_cmd->add_option("--db", db, "results database");
-
   cc::DiffCommandOptions diff;
-  auto* diff_cmd = app.add_subcommand("diff", "what regressed or recovered between two runs");
-  diff_cmd->add_option("a", diff.a, "the earlier run")->required();
-  diff_cmd->add_option("b", diff.b, "the later run (default: the latest)");
-  diff_cmd->add_option("--db", db, "results database");
-  diff_cmd
-      ->add_option("--tolerance", diff.tolerance,
-                   "relative bandwidth change that counts (default 0.10)")
-      ->check(CLI::NonNegativeNumber);
-  diff_cmd->add_flag("--json", diff.json, "JSON instead of text");
+  auto* diff_cmd = AddDiffCommand(app, diff, db);
 
   try {
     app.parse(argc, argv);
@@ -105,17 +130,7 @@ int main(int argc, char** argv) {
     run.argv = JoinArgv(argc, argv);
     run.color = tty;
     run.progress_tty = isatty(STDERR_FILENO);
-    if (!stages.empty()) {
-      std::string cur;
-      for (char c : stages + ",") {
-        if (c == ',') {
-          if (!cur.empty()) run.stages.push_back(cur);
-          cur.clear();
-        } else if (c != ' ') {
-          cur += c;
-        }
-      }
-    }
+    run.stages = SplitStageList(stages);
     return cc::RunClusterCheck(run);
   }
   report.db_path = db;

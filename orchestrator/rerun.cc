@@ -10,7 +10,7 @@
 namespace cc {
 namespace {
 
-bool Rerun(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang || o == Outcome::kError; }
+bool Rerun(Outcome o) { return IsFailOrHang(o) || o == Outcome::kError; }
 
 }  // namespace
 

@@ -69,22 +69,18 @@ void RecordPrepared(StageContext& ctx, const NodeState& s) {
   rec.reachable = s.usable();
   rec.error = s.usable() ? "" : s.status.ToString();
   Status put = ctx.store().PutNode(rec);
-  NodeResult r;
-  r.node = s.node->name;
-  r.stage = "connect";
-  r.check = "agent";
-  r.outcome = s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status);
-  r.message =
+  NodeResult r = NodeCheck(
+      "connect", s.node->name, "agent", s.usable() ? Outcome::kPass : OutcomeForNodeError(s.status),
       s.usable()
           ? "agent " + s.hello.value("agent_version", std::string("?")) + " ready in " +
                 std::to_string(static_cast<int>(s.prepare_ms)) + " ms" +
                 (s.bytes_pushed ? ", pushed " + std::to_string(s.bytes_pushed) + " bytes" : "")
-          : s.step + ": " + s.status.ToString();
-  r.value = s.usable() ? "ready" : ErrorKindName(s.status.kind());
-  r.evidence = {{"step", s.step},
-                {"prepare_ms", s.prepare_ms},
-                {"bytes_pushed", s.bytes_pushed},
-                {"shell_startup_s", s.shell_startup_s}};
+          : s.step + ": " + s.status.ToString(),
+      {{"step", s.step},
+       {"prepare_ms", s.prepare_ms},
+       {"bytes_pushed", s.bytes_pushed},
+       {"shell_startup_s", s.shell_startup_s}},
+      s.usable() ? "ready" : ErrorKindName(s.status.kind()));
   if (!put.ok()) r.evidence["store_error"] = put.ToString();
   ctx.Record(r);
   for (const auto& w : s.warnings) {
@@ -134,7 +130,119 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
   return s;
 }
 
-int ExitCodeFor(const StageContext& ctx) { return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk; }
+// Applies the parts of the command line that need the inventory: --limit,
+// the stages, --rerun-failed and --dry-run; checks that ssh has a key to
+// offer. Returns the exit code when the command ends here (a bad argument,
+// a rerun that answered itself, a plan printed), -1 to go on.
+int PrepareRun(const RunOptions& o, Inventory& inv, std::vector<std::string>* stages,
+               nlohmann::json* rerun_meta) {
+  if (!o.limit.empty()) {
+    Status s = LimitNodes(inv, o.limit);
+    if (!s.ok()) {
+      std::fprintf(o.err, "clustercheck: --limit: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+  }
+  auto resolved = ResolveStages(o, inv);
+  if (!resolved.ok()) {
+    std::fprintf(o.err, "clustercheck: %s\n", resolved.status().message().c_str());
+    return kExitUsage;
+  }
+  *stages = *resolved;
+  if (o.rerun_failed != 0) {
+    int rc = ApplyRerunFailed(o.db_path.empty() ? DefaultStorePath() : o.db_path, o.rerun_failed,
+                              inv, *rerun_meta, o.out, o.err);
+    if (rc >= 0) return rc;
+  }
+  if (o.dry_run) {
+    PlanOptions po;
+    po.fanout = o.fanout;
+    std::fprintf(o.out, "%s", DescribePlan(inv, *stages, po).c_str());
+    return kExitOk;
+  }
+  if (!o.transport && inv.transport == "ssh") {
+    std::string problem = NoIdentityProblem(GatherIdentitySources(inv));
+    if (!problem.empty()) {
+      std::fprintf(o.err, "clustercheck: %s\n", problem.c_str());
+      return kExitUsage;
+    }
+  }
+  return -1;
+}
+
+// Stores the run's record (inventory, stages, who runs it) and returns its id.
+Result<int64_t> BeginRunRecord(Store& store, const RunOptions& o, const Inventory& inv,
+                               const std::vector<std::string>& stages,
+                               const nlohmann::json& rerun_meta) {
+  RunRecord rec;
+  rec.started_at = NowIso8601();
+  rec.status = "running";
+  rec.inventory_path = inv.path;
+  rec.inventory_sha256 = inv.sha256;
+  rec.inventory_name = inv.name;
+  rec.argv = o.argv;
+  rec.version = CLUSTERCHECK_VERSION;
+  std::vector<std::string> names;
+  for (const auto& n : inv.nodes) names.push_back(n.name);
+  rec.meta = {{"nodes", names}, {"stages", stages}, {"transport", inv.transport}};
+  rec.meta.update(rerun_meta);
+  // Who runs it, so that `history` can tell a live run from a killed one
+  // (run_liveness.h); the lock's path is added once the lock is held.
+  rec.meta["controller"] = ControllerToMeta(ThisController(""));
+  return store.BeginRun(rec);
+}
+
+FleetOptions FleetOptionsFor(const RunOptions& o, const Inventory& inv) {
+  FleetOptions fo;
+  fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
+  fo.push = inv.transport != "local";
+  fo.fanout = o.fanout > 0 ? o.fanout : inv.ssh.fanout;
+  fo.hello_timeout_s = inv.ssh.command_timeout_s;
+  return fo;
+}
+
+void PrintRunHeader(std::FILE* out, int64_t run_id, const Inventory& inv,
+                    const std::vector<std::string>& stages) {
+  std::string list;
+  for (auto& n : stages) list += (list.empty() ? "" : ",") + n;
+  std::fprintf(out, "clustercheck %s: run %lld, %zu nodes, stages %s\n", CLUSTERCHECK_VERSION,
+               static_cast<long long>(run_id), inv.nodes.size(), list.c_str());
+}
+
+// Connects, pushes and greets every node, each one's result recorded the
+// moment it is known. Not ok only when the agent binary cannot be read.
+Status ConnectAll(StageContext& ctx, Fleet& fleet, size_t nodes) {
+  ctx.progress().StartStage("connect", static_cast<long long>(nodes), "nodes");
+  Status prepared = fleet.Prepare([&](const NodeState& s) { RecordPrepared(ctx, s); });
+  ctx.progress().FinishStage();
+  return prepared;
+}
+
+// Half the cluster or more must answer for majority judgements to mean
+// anything; below that the run says it could not judge.
+bool EnoughToJudge(size_t usable, size_t nodes) { return usable > 0 && usable * 2 >= nodes; }
+
+// Runs the stages in order until Ctrl-C; a stage that could not run is an
+// error result of its own, and the next stage still runs.
+void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
+  for (const auto& name : stages) {
+    if (InterruptFlag().load()) break;
+    auto stage = FindStageSpec(name)->make();
+    Status s = stage->Run(ctx);
+    if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
+  }
+}
+
+// The exit code and the stored status of a run whose stages have ended.
+int ExitCodeOf(const StageContext& ctx, bool enough, std::string* status) {
+  *status = "done";
+  if (InterruptFlag().load()) {
+    *status = "interrupted";
+    return kExitInterrupted;
+  }
+  if (!enough) return kExitUnjudgeable;
+  return ctx.AnyFailedOrHung() ? kExitFailed : kExitOk;
+}
 
 }  // namespace
 
@@ -144,37 +252,9 @@ int RunClusterCheck(const RunOptions& o) {
     std::fprintf(o.err, "clustercheck: %s\n", inv.status().message().c_str());
     return kExitUsage;
   }
-  if (!o.limit.empty()) {
-    Status s = LimitNodes(*inv, o.limit);
-    if (!s.ok()) {
-      std::fprintf(o.err, "clustercheck: --limit: %s\n", s.message().c_str());
-      return kExitUsage;
-    }
-  }
-  auto stages = ResolveStages(o, *inv);
-  if (!stages.ok()) {
-    std::fprintf(o.err, "clustercheck: %s\n", stages.status().message().c_str());
-    return kExitUsage;
-  }
+  std::vector<std::string> stages;
   nlohmann::json rerun_meta = nlohmann::json::object();
-  if (o.rerun_failed != 0) {
-    int rc = ApplyRerunFailed(o.db_path.empty() ? DefaultStorePath() : o.db_path, o.rerun_failed,
-                              *inv, rerun_meta, o.out, o.err);
-    if (rc >= 0) return rc;
-  }
-  if (o.dry_run) {
-    PlanOptions po;
-    po.fanout = o.fanout;
-    std::fprintf(o.out, "%s", DescribePlan(*inv, *stages, po).c_str());
-    return kExitOk;
-  }
-  if (!o.transport && inv->transport == "ssh") {
-    std::string problem = NoIdentityProblem(GatherIdentitySources(*inv));
-    if (!problem.empty()) {
-      std::fprintf(o.err, "clustercheck: %s\n", problem.c_str());
-      return kExitUsage;
-    }
-  }
+  if (int rc = PrepareRun(o, *inv, &stages, &rerun_meta); rc >= 0) return rc;
   std::unique_ptr<Transport> owned;
   Transport* transport = o.transport;
   if (!transport) {
@@ -187,22 +267,7 @@ int RunClusterCheck(const RunOptions& o) {
     std::fprintf(o.err, "clustercheck: %s\n", store.status().ToString().c_str());
     return kExitUsage;
   }
-  RunRecord rec;
-  rec.started_at = NowIso8601();
-  rec.status = "running";
-  rec.inventory_path = inv->path;
-  rec.inventory_sha256 = inv->sha256;
-  rec.inventory_name = inv->name;
-  rec.argv = o.argv;
-  rec.version = CLUSTERCHECK_VERSION;
-  std::vector<std::string> names;
-  for (const auto& n : inv->nodes) names.push_back(n.name);
-  rec.meta = {{"nodes", names}, {"stages", *stages}, {"transport", inv->transport}};
-  rec.meta.update(rerun_meta);
-  // Who runs it, so that `history` can tell a live run from a killed one
-  // (run_liveness.h); the lock's path is added once the lock is held.
-  rec.meta["controller"] = ControllerToMeta(ThisController(""));
-  auto run_id = (*store)->BeginRun(rec);
+  auto run_id = BeginRunRecord(**store, o, *inv, stages, rerun_meta);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
     return kExitUsage;
@@ -212,66 +277,24 @@ int RunClusterCheck(const RunOptions& o) {
     (*store)->SetRunMeta(*run_id, "controller", ControllerToMeta(ThisController(run_lock.path())));
   }
 
-  FleetOptions fo;
-  fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
-  fo.push = inv->transport != "local";
-  fo.fanout = o.fanout > 0 ? o.fanout : inv->ssh.fanout;
-  fo.hello_timeout_s = inv->ssh.command_timeout_s;
-  Fleet fleet(*transport, inv->nodes, fo);
+  Fleet fleet(*transport, inv->nodes, FleetOptionsFor(o, *inv));
   std::FILE* progress_out = o.json ? nullptr : o.err;
   Progress progress(progress_out, o.progress_tty);
   StageContext ctx(*inv, **store, *run_id, fleet, progress);
-  if (progress_out) {
-    std::fprintf(progress_out, "clustercheck %s: run %lld, %zu nodes, stages %s\n",
-                 CLUSTERCHECK_VERSION, static_cast<long long>(*run_id), inv->nodes.size(),
-                 [&] {
-                   std::string s;
-                   for (auto& n : *stages) s += (s.empty() ? "" : ",") + n;
-                   return s;
-                 }()
-                     .c_str());
-  }
+  if (progress_out) PrintRunHeader(progress_out, *run_id, *inv, stages);
 
-  progress.StartStage("connect", static_cast<long long>(inv->nodes.size()), "nodes");
-  Status prepared = fleet.Prepare([&](const NodeState& s) { RecordPrepared(ctx, s); });
-  progress.FinishStage();
-  int exit_code = kExitOk;
+  Status prepared = ConnectAll(ctx, fleet, inv->nodes.size());
   if (!prepared.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", prepared.ToString().c_str());
     (*store)->FinishRun(*run_id, "aborted", kExitUsage);
     return kExitUsage;
   }
   (*store)->SetRunMeta(*run_id, "bytes_pushed", fleet.bytes_pushed());
-  size_t usable = fleet.Usable().size();
-  // Half the cluster or more must answer for majority judgements to mean
-  // anything; below that the run says it could not judge.
-  bool enough = usable > 0 && usable * 2 >= inv->nodes.size();
-  if (enough) {
-    for (const auto& name : *stages) {
-      if (InterruptFlag().load()) break;
-      auto stage = FindStageSpec(name)->make();
-      Status s = stage->Run(ctx);
-      if (!s.ok()) {
-        NodeResult r;
-        r.node = "*";
-        r.stage = name;
-        r.check = "stage";
-        r.outcome = s.Is(ErrorKind::kInterrupted) ? Outcome::kError : Outcome::kError;
-        r.message = s.ToString();
-        ctx.Record(r);
-      }
-    }
-  }
+  bool enough = EnoughToJudge(fleet.Usable().size(), inv->nodes.size());
+  if (enough) RunStages(ctx, stages);
   fleet.CloseAll();
-  std::string status = "done";
-  if (InterruptFlag().load()) {
-    exit_code = kExitInterrupted;
-    status = "interrupted";
-  } else if (!enough) {
-    exit_code = kExitUnjudgeable;
-  } else {
-    exit_code = ExitCodeFor(ctx);
-  }
+  std::string status;
+  int exit_code = ExitCodeOf(ctx, enough, &status);
   (*store)->FinishRun(*run_id, status, exit_code);
   for (const auto& e : ctx.store_errors()) {
     std::fprintf(o.err, "clustercheck: store: %s\n", e.c_str());

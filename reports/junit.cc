@@ -20,7 +20,7 @@ struct Suite {
   int passing_pairs = 0;
   int failures = 0, errors = 0, skipped = 0;
   void Add(Case c) {
-    if (c.outcome == Outcome::kFail || c.outcome == Outcome::kHang) ++failures;
+    if (IsFailOrHang(c.outcome)) ++failures;
     if (c.outcome == Outcome::kError) ++errors;
     if (c.outcome == Outcome::kSkip) ++skipped;
     cases.push_back(std::move(c));

@@ -189,12 +189,12 @@ std::string VerdictLine(const RunData& d) {
     }
   }
   for (const auto& r : d.node_results) {
-    bool bad = r.outcome == Outcome::kFail || r.outcome == Outcome::kHang;
+    bool bad = IsFailOrHang(r.outcome);
     if (r.node != "*" && bad) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
-    if (r.outcome == Outcome::kFail || r.outcome == Outcome::kHang) {
+    if (IsFailOrHang(r.outcome)) {
       bad_pairs.insert(std::min(r.src, r.dst) + ">" + std::max(r.src, r.dst));
     }
   }

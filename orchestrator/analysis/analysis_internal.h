@@ -13,8 +13,9 @@
 
 namespace cc::analysis {
 
-inline bool IsBad(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
-inline bool IsGood(Outcome o) { return o == Outcome::kPass || o == Outcome::kWarn; }
+// The analysis's short names for common/outcome.h's two classes.
+inline bool IsBad(Outcome o) { return IsFailOrHang(o); }
+inline bool IsGood(Outcome o) { return IsPassOrWarn(o); }
 
 // Node names in run order; names the run did not list come after, in the
 // order first seen.

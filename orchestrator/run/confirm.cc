@@ -34,7 +34,7 @@ PairResult Confirm(const PairResult& first, const PairResult& second) {
     r.evidence["confirmation"] = kConfirmed;
     return r;
   }
-  if (second.outcome == Outcome::kPass || second.outcome == Outcome::kWarn) {
+  if (IsPassOrWarn(second.outcome)) {
     // Disagreement: the pair works, but not always. Keep the first attempt's
     // evidence (what went wrong) and say it passed on retest.
     PairResult r = first;

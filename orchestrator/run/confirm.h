@@ -34,7 +34,7 @@ inline constexpr const char* kFlaky = "flaky";
 inline constexpr const char* kUnconfirmed = "unconfirmed";
 
 // True for the outcomes that must be confirmed before a verdict names them.
-inline bool NeedsConfirmation(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
+inline bool NeedsConfirmation(Outcome o) { return IsFailOrHang(o); }
 
 // Indices into `results` of the ones to test again, in order.
 std::vector<size_t> ToConfirm(const std::vector<PairResult>& results);

@@ -2,31 +2,13 @@
 
 namespace cc {
 
-namespace {
-bool FailedOrHung(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
-}  // namespace
-
-NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
-                     Outcome outcome, const std::string& message, nlohmann::json evidence,
-                     const std::string& value) {
-  NodeResult r;
-  r.node = node;
-  r.stage = stage;
-  r.check = check;
-  r.outcome = outcome;
-  r.message = message;
-  r.value = value;
-  r.evidence = std::move(evidence);
-  return r;
-}
-
 void StageContext::Record(NodeResult r) {
   r.run_id = run_id_;
   if (r.at.empty()) r.at = Iso8601Utc(fleet_.clock().WallNow());
   Status s = store_.AddNodeResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
+  any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(r.outcome);
 }
 
 void StageContext::Record(PairResult r) {
@@ -35,7 +17,7 @@ void StageContext::Record(PairResult r) {
   Status s = store_.AddPairResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
+  any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(r.outcome);
 }
 
 void StageContext::Record(std::vector<PairResult> rs) {
@@ -47,7 +29,7 @@ void StageContext::Record(std::vector<PairResult> rs) {
   Status s = store_.AddPairResults(rs);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  for (const auto& r : rs) any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(r.outcome);
+  for (const auto& r : rs) any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(r.outcome);
 }
 
 void StageContext::Record(const Verdict& v) {

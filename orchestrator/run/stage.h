@@ -76,12 +76,6 @@ class StageContext {
   std::vector<std::string> store_errors_;
 };
 
-// A node result of `stage` with the fields the stages fill most often.
-NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
-                     Outcome outcome, const std::string& message,
-                     nlohmann::json evidence = nlohmann::json::object(),
-                     const std::string& value = "");
-
 class Stage {
  public:
   virtual ~Stage() = default;

@@ -235,6 +235,20 @@ Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql, int64_t pa
 
 }  // namespace
 
+NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
+                     Outcome outcome, const std::string& message, nlohmann::json evidence,
+                     const std::string& value) {
+  NodeResult r;
+  r.node = node;
+  r.stage = stage;
+  r.check = check;
+  r.outcome = outcome;
+  r.message = message;
+  r.value = value;
+  r.evidence = std::move(evidence);
+  return r;
+}
+
 std::string NowIso8601() { return Iso8601Utc(RealClock().WallNow()); }
 
 std::string DefaultStorePath() {

@@ -59,6 +59,12 @@ struct NodeResult {
   std::string at;  // ISO 8601 UTC; filled by the store if empty
 };
 
+// A node result of `stage` with the fields the stages fill most often.
+NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
+                     Outcome outcome, const std::string& message,
+                     nlohmann::json evidence = nlohmann::json::object(),
+                     const std::string& value = "");
+
 struct PairResult {
   int64_t run_id = 0;
   std::string stage;  // the name of a stage that tests node pairs

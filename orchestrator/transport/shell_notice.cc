@@ -9,26 +9,22 @@ constexpr size_t kEvidenceChars = 2000;
 }  // namespace
 
 NodeResult ShellNotice(const std::string& node, const std::string& text, double startup_s) {
-  NodeResult r;
-  r.node = node;
-  r.stage = "connect";
-  r.check = "shell";
-  r.outcome = Outcome::kWarn;
-  r.value = "prints text";
-  r.expected = "quiet";
   const std::string fix =
       "keep non-interactive shells quiet: guard output in ~/.bashrc with "
       "[[ $- == *i* ]]";
-  r.message = "the login shell prints text for non-interactive commands: \"" +
-              QuoteShellText(text) +
-              "\"; clustercheck set it aside and checked the node, but scp, sftp, "
-              "rsync and mpirun can break on it. Keep non-interactive shells quiet: "
-              "guard output in ~/.bashrc with [[ $- == *i* ]]";
   // The verdict's next step (analysis reads evidence["next_step"]): the same
   // words for every node, so that nodes with the same fault fold into one.
-  r.evidence = {{"text", text.substr(0, kEvidenceChars)},
-                {"shell_startup_s", startup_s},
-                {"next_step", fix + " (module, conda and mail notices included)"}};
+  NodeResult r = NodeCheck(
+      "connect", node, "shell", Outcome::kWarn,
+      "the login shell prints text for non-interactive commands: \"" + QuoteShellText(text) +
+          "\"; clustercheck set it aside and checked the node, but scp, sftp, "
+          "rsync and mpirun can break on it. Keep non-interactive shells quiet: "
+          "guard output in ~/.bashrc with [[ $- == *i* ]]",
+      {{"text", text.substr(0, kEvidenceChars)},
+       {"shell_startup_s", startup_s},
+       {"next_step", fix + " (module, conda and mail notices included)"}},
+      "prints text");
+  r.expected = "quiet";
   return r;
 }
 

@@ -110,18 +110,14 @@ class FactsStage : public Stage {
 
   static void Finish(StageContext& ctx, NodeState& s, const Collected& c) {
     const Node& node = *s.node;
-    NodeResult r;
-    r.node = node.name;
-    r.stage = "facts";
-    r.check = "collected";
     const std::string again = c.retested ? " (asked twice, the second time with deadlines " +
                                                std::to_string(static_cast<int>(kRetestScale)) +
                                                "x as long)"
                                          : "";
     if (c.facts.is_null()) {
-      r.outcome = c.status.Is(ErrorKind::kTimeout) ? Outcome::kHang : Outcome::kError;
-      r.message = c.status.ToString() + again;
-      ctx.Record(r);
+      ctx.Record(NodeCheck("facts", node.name, "collected",
+                           c.status.Is(ErrorKind::kTimeout) ? Outcome::kHang : Outcome::kError,
+                           c.status.ToString() + again));
       return;
     }
     NodeRecord rec;
@@ -132,18 +128,12 @@ class FactsStage : public Stage {
     rec.facts = c.facts;
     Status put = ctx.store().PutNode(rec);
     ctx.SetFacts(node.name, c.facts);
-    r.outcome = put.ok() ? Outcome::kPass : Outcome::kError;
-    r.message = put.ok() ? "facts collected" + again : put.ToString();
-    ctx.Record(r);
+    ctx.Record(NodeCheck("facts", node.name, "collected",
+                         put.ok() ? Outcome::kPass : Outcome::kError,
+                         put.ok() ? "facts collected" + again : put.ToString()));
     RecordFailedSources(ctx, node.name, c.facts, again);
     for (const std::string& w : FactWarnings(c.facts)) {
-      NodeResult warn;
-      warn.node = node.name;
-      warn.stage = "facts";
-      warn.check = "nccl_env";
-      warn.outcome = Outcome::kWarn;
-      warn.message = w;
-      ctx.Record(warn);
+      ctx.Record(NodeCheck("facts", node.name, "nccl_env", Outcome::kWarn, w));
     }
   }
 
@@ -151,16 +141,10 @@ class FactsStage : public Stage {
   static void RecordFailedSources(StageContext& ctx, const std::string& node, const Json& facts,
                                   const std::string& again) {
     for (const auto& [section, why] : FailedSources(facts)) {
-      NodeResult e;
-      e.node = node;
-      e.stage = "facts";
-      e.check = "source." + section;
-      e.outcome = Outcome::kError;
-      e.value = "unknown";
-      e.message = "the " + section + " facts of " + node + " are unknown: " + why + again +
-                  "; parity does not judge them";
-      e.evidence = Json{{"source", section}, {"reason", why}};
-      ctx.Record(e);
+      ctx.Record(NodeCheck("facts", node, "source." + section, Outcome::kError,
+                           "the " + section + " facts of " + node + " are unknown: " + why + again +
+                               "; parity does not judge them",
+                           Json{{"source", section}, {"reason", why}}, "unknown"));
     }
   }
 };

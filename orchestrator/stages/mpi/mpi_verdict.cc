@@ -255,166 +255,196 @@ void MarkUnreported(const RoundProgress& p, size_t round, const MpiRunFacts& f, 
   r->evidence = {{"round", round}, {"rounds_done", p.first_open}, {"rounds", p.total}};
 }
 
-}  // namespace
+// What the whole job says about a result that never came: the nodes whose
+// launch failed, how mpirun ended, and every blame.
+struct MissingResults {
+  std::vector<std::string> launch_blamed;  // named for a launch failure
+  std::string blamed_all;                  // every blame, for results no blame names
+  std::string ended;                       // how mpirun ended
+  bool all_hello = false;                  // every rank started
+  // error when the launch failed on named nodes (not tested; their
+  // "launch" says why), hang when mpirun was stopped at its deadline, fail
+  // when Open MPI said why, else error.
+  Outcome outcome = Outcome::kError;
 
-MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
-  MpiRunJudgement j;
-  const MpiProbeOutput& o = f.output;
-  const int n = static_cast<int>(f.nodes.size());
-  std::string blamed_all;  // every blame, for results no blame names
-  for (const MpiBlame& b : f.blames) blamed_all += (blamed_all.empty() ? "" : "; ") + b.message;
-  bool all_hello = static_cast<int>(o.hellos.size()) == n;
-  std::string ended = f.hung
-                          ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
-                          : "mpirun exited " + std::to_string(f.exit_code);
-  // Nodes named for a launch failure (a broken link is not one).
-  std::vector<std::string> launch_blamed;
-  for (const MpiBlame& b : f.blames) {
-    if (b.kind == "tcp-connect") continue;
-    for (const std::string& nd : b.nodes) {
-      if (!o.hellos.count(RankOf(f.nodes, nd)) &&
-          std::find(launch_blamed.begin(), launch_blamed.end(), nd) == launch_blamed.end()) {
-        launch_blamed.push_back(nd);
-      }
-    }
-  }
-  // A result that never came: error when the launch failed on named nodes
-  // (not tested; their "launch" says why), hang when mpirun was stopped at
-  // its deadline, fail when Open MPI said why, else error.
-  Outcome missing_outcome = !launch_blamed.empty() ? Outcome::kError
-                            : f.hung               ? Outcome::kHang
-                            : blamed_all.empty()   ? Outcome::kError
-                                                   : Outcome::kFail;
-  auto why_missing = [&](const std::string& what) {
+  std::string Why(const std::string& what) const {
     if (!launch_blamed.empty()) {
       return what + ": not run, the launch failed because of " + FoldHostlist(launch_blamed);
     }
     return what + ": " + ended + (blamed_all.empty() ? "" : "; " + blamed_all);
+  }
+};
+
+bool Names(const MpiBlame& b, const std::string& node) {
+  return std::find(b.nodes.begin(), b.nodes.end(), node) != b.nodes.end();
+}
+
+MissingResults MissingResultsOf(const MpiRunFacts& f) {
+  MissingResults m;
+  const MpiProbeOutput& o = f.output;
+  for (const MpiBlame& b : f.blames) m.blamed_all += (m.blamed_all.empty() ? "" : "; ") + b.message;
+  m.all_hello = o.hellos.size() == f.nodes.size();
+  m.ended = f.hung ? "mpirun was stopped at its deadline (" + Fixed(f.timeout_s, 0) + " s)"
+                   : "mpirun exited " + std::to_string(f.exit_code);
+  // A broken link is not a launch failure.
+  for (const MpiBlame& b : f.blames) {
+    if (b.kind == "tcp-connect") continue;
+    for (const std::string& nd : b.nodes) {
+      if (!o.hellos.count(RankOf(f.nodes, nd)) &&
+          std::find(m.launch_blamed.begin(), m.launch_blamed.end(), nd) == m.launch_blamed.end()) {
+        m.launch_blamed.push_back(nd);
+      }
+    }
+  }
+  m.outcome = !m.launch_blamed.empty() ? Outcome::kError
+              : f.hung                 ? Outcome::kHang
+              : m.blamed_all.empty()   ? Outcome::kError
+                                       : Outcome::kFail;
+  return m;
+}
+
+NodeResult LaunchResult(const MpiRunFacts& f, int rank, const MissingResults& m) {
+  const std::string& node = f.nodes[rank];
+  const std::string r = std::to_string(rank);
+  auto result = [&](Outcome oc, std::string msg, nlohmann::json ev) {
+    return NodeCheck("mpi", node, "launch", oc, msg, std::move(ev));
   };
-  auto node_result = [&](const std::string& node, const std::string& check, Outcome oc,
-                         std::string msg, nlohmann::json ev) {
-    NodeResult r;
-    r.node = node;
-    r.stage = "mpi";
-    r.check = check;
-    r.outcome = oc;
-    r.message = std::move(msg);
-    r.evidence = std::move(ev);
-    j.nodes.push_back(std::move(r));
-  };
-  for (int rank = 0; rank < n; ++rank) {
-    const std::string& node = f.nodes[rank];
-    auto h = o.hellos.find(rank);
-    if (h != o.hellos.end()) {
-      node_result(node, "launch", Outcome::kPass,
-                  "rank " + std::to_string(rank) + " started on " + h->second.host,
+  auto h = f.output.hellos.find(rank);
+  if (h != f.output.hellos.end()) {
+    return result(Outcome::kPass, "rank " + r + " started on " + h->second.host,
                   {{"rank", rank}, {"host", h->second.host}, {"library", h->second.library}});
-    } else {
-      std::string mine;
-      for (const MpiBlame& b : f.blames) {
-        if (std::find(b.nodes.begin(), b.nodes.end(), node) != b.nodes.end() &&
-            b.kind != "tcp-connect") {
-          mine += (mine.empty() ? "" : "; ") + b.message;
-        }
-      }
-      if (!mine.empty()) {
-        node_result(node, "launch", Outcome::kFail, mine, {{"rank", rank}});
-      } else if (!launch_blamed.empty()) {
-        node_result(node, "launch", Outcome::kError,
-                    "rank " + std::to_string(rank) +
-                        " did not start: the launch failed because of " +
-                        FoldHostlist(launch_blamed),
-                    {{"rank", rank}});
-      } else if (f.hung) {
-        node_result(node, "launch", Outcome::kHang,
-                    why_missing("rank " + std::to_string(rank) + " never started"),
-                    {{"rank", rank}});
-      } else {
-        node_result(
-            node, "launch", Outcome::kError,
-            why_missing("rank " + std::to_string(rank) + " did not start (not named by Open MPI)"),
-            {{"rank", rank}});
-      }
-    }
-    auto a = o.allreduce.find(rank);
-    if (a != o.allreduce.end()) {
-      const MpiAllreduceLine& l = a->second;
-      std::string msg = l.ok ? "MPI_Allreduce of " + std::to_string(l.bytes) + " bytes exact in " +
-                                   Fixed(l.us, 0) + " us"
-                        : !l.error.empty()
-                            ? "MPI_Allreduce: " + l.error
-                            : "MPI_Allreduce: " + std::to_string(l.mismatches) + " of " +
-                                  std::to_string(l.bytes / 8) + " int64 sums wrong";
-      node_result(node, "allreduce", l.ok ? Outcome::kPass : Outcome::kFail, msg,
-                  {{"bytes", l.bytes}, {"us", l.us}, {"mismatches", l.mismatches}});
-    } else {
-      node_result(node, "allreduce", missing_outcome, why_missing("no MPI_Allreduce result"),
-                  nlohmann::json::object());
-    }
+  }
+  std::string mine;
+  for (const MpiBlame& b : f.blames) {
+    if (Names(b, node) && b.kind != "tcp-connect") mine += (mine.empty() ? "" : "; ") + b.message;
+  }
+  if (!mine.empty()) return result(Outcome::kFail, mine, {{"rank", rank}});
+  if (!m.launch_blamed.empty()) {
+    return result(Outcome::kError,
+                  "rank " + r + " did not start: the launch failed because of " +
+                      FoldHostlist(m.launch_blamed),
+                  {{"rank", rank}});
+  }
+  if (f.hung)
+    return result(Outcome::kHang, m.Why("rank " + r + " never started"), {{"rank", rank}});
+  return result(Outcome::kError, m.Why("rank " + r + " did not start (not named by Open MPI)"),
+                {{"rank", rank}});
+}
+
+NodeResult AllreduceResult(const MpiRunFacts& f, int rank, const MissingResults& m) {
+  const std::string& node = f.nodes[rank];
+  auto a = f.output.allreduce.find(rank);
+  if (a == f.output.allreduce.end()) {
+    return NodeCheck("mpi", node, "allreduce", m.outcome, m.Why("no MPI_Allreduce result"),
+                     nlohmann::json::object());
+  }
+  const MpiAllreduceLine& l = a->second;
+  std::string msg = l.ok ? "MPI_Allreduce of " + std::to_string(l.bytes) + " bytes exact in " +
+                               Fixed(l.us, 0) + " us"
+                    : !l.error.empty() ? "MPI_Allreduce: " + l.error
+                                       : "MPI_Allreduce: " + std::to_string(l.mismatches) + " of " +
+                                             std::to_string(l.bytes / 8) + " int64 sums wrong";
+  return NodeCheck("mpi", node, "allreduce", l.ok ? Outcome::kPass : Outcome::kFail, msg,
+                   {{"bytes", l.bytes}, {"us", l.us}, {"mismatches", l.mismatches}});
+}
+
+// The messages of the tcp-connect blames between src and dst, either way.
+std::string LinkBlame(const std::vector<MpiBlame>& blames, const std::string& src,
+                      const std::string& dst) {
+  std::string out;
+  for (const MpiBlame& bl : blames) {
+    if (bl.kind != "tcp-connect") continue;
+    bool hit = (bl.peer == dst && Names(bl, src)) || (bl.peer == src && Names(bl, dst));
+    if (hit) out += (out.empty() ? "" : "; ") + bl.message;
+  }
+  return out;
+}
+
+// The pair's results from its probe line: the figures, or the failing
+// side's reason.
+void JudgePairLine(const MpiRunFacts& f, const MpiPairLine& p, const std::string& link_blame,
+                   PairResult* lat, PairResult* bw) {
+  if (p.ok) {
+    lat->outcome = bw->outcome = Outcome::kPass;
+    lat->state = bw->state = "ok";
+    lat->value = p.latency_us;
+    bw->value = p.bandwidth_gbps;
+    lat->message = Fixed(p.latency_us, 1) + " us one way (" + std::to_string(p.lat_bytes) +
+                   " B ping-pong, round " + std::to_string(p.round) + ")";
+    bw->message = Fixed(p.bandwidth_gbps, 3) + " GB/s (" + FormatSize(p.bw_bytes) +
+                  " ping-pong, data checked)";
+  } else {
+    lat->outcome = bw->outcome = Outcome::kFail;
+    lat->state = bw->state = "failed";
+    lat->message = bw->message =
+        f.nodes[p.rank] + "'s side: " + p.error + (link_blame.empty() ? "" : "; " + link_blame);
+  }
+  nlohmann::json ev = {
+      {"round", p.round}, {"iters", p.iters}, {"lat_bytes", p.lat_bytes}, {"bw_bytes", p.bw_bytes}};
+  lat->evidence = bw->evidence = ev;
+}
+
+// The pair's results when it has no probe line: a blamed link fails, a job
+// stopped after its launch has suspects and unreached pairs, else the
+// whole job's reason.
+void JudgeMissingPair(const MpiRunFacts& f, const MissingResults& m, const RoundProgress& progress,
+                      size_t round, const std::string& link_blame, PairResult* lat,
+                      PairResult* bw) {
+  if (!link_blame.empty()) {
+    lat->outcome = bw->outcome = Outcome::kFail;
+    lat->state = bw->state = "failed";
+    lat->message = bw->message = link_blame;
+  } else if (progress.known) {
+    MarkUnreported(progress, round, f, lat);
+    MarkUnreported(progress, round, f, bw);
+  } else {
+    lat->outcome = bw->outcome = m.outcome;
+    lat->state = bw->state = f.hung ? "hang" : "not-run";
+    lat->message = bw->message =
+        m.Why(m.all_hello || !m.launch_blamed.empty() ? "not measured"
+                                                      : "not measured (the launch failed)");
+  }
+}
+
+void JudgePair(const MpiRunFacts& f, const MissingResults& m, const RoundProgress& progress,
+               size_t round, int a, int b, std::vector<PairResult>* out) {
+  PairResult lat;
+  lat.stage = "mpi";
+  lat.src = f.nodes[a];
+  lat.dst = f.nodes[b];
+  PairResult bw = lat;
+  lat.check = "latency";
+  lat.unit = "us";
+  bw.check = "bandwidth";
+  bw.unit = "GB/s";
+  const std::string link_blame = LinkBlame(f.blames, lat.src, lat.dst);
+  if (const MpiPairLine* p = FindMpiPair(f.output, a, b)) {
+    JudgePairLine(f, *p, link_blame, &lat, &bw);
+  } else {
+    JudgeMissingPair(f, m, progress, round, link_blame, &lat, &bw);
+  }
+  out->push_back(std::move(lat));
+  out->push_back(std::move(bw));
+}
+
+}  // namespace
+
+MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
+  MpiRunJudgement j;
+  const int n = static_cast<int>(f.nodes.size());
+  const MissingResults missing = MissingResultsOf(f);
+  for (int rank = 0; rank < n; ++rank) {
+    j.nodes.push_back(LaunchResult(f, rank, missing));
+    j.nodes.push_back(AllreduceResult(f, rank, missing));
   }
   std::vector<std::string> ranks;
   for (int i = 0; i < n; ++i) ranks.push_back(std::to_string(i));
   const std::vector<Round> rounds = RoundRobinRounds(ranks);
-  const RoundProgress progress = ProgressOf(f, rounds, all_hello && launch_blamed.empty());
+  const RoundProgress progress =
+      ProgressOf(f, rounds, missing.all_hello && missing.launch_blamed.empty());
   for (size_t r = 0; r < rounds.size(); ++r) {
     for (const auto& [sa, sb] : rounds[r]) {
-      int a = std::stoi(sa), b = std::stoi(sb);
-      PairResult base;
-      base.stage = "mpi";
-      base.src = f.nodes[a];
-      base.dst = f.nodes[b];
-      PairResult lat = base, bw = base;
-      lat.check = "latency";
-      lat.unit = "us";
-      bw.check = "bandwidth";
-      bw.unit = "GB/s";
-      std::string link_blame;
-      for (const MpiBlame& bl : f.blames) {
-        if (bl.kind != "tcp-connect") continue;
-        bool hit = (bl.peer == base.dst &&
-                    std::find(bl.nodes.begin(), bl.nodes.end(), base.src) != bl.nodes.end()) ||
-                   (bl.peer == base.src &&
-                    std::find(bl.nodes.begin(), bl.nodes.end(), base.dst) != bl.nodes.end());
-        if (hit) link_blame += (link_blame.empty() ? "" : "; ") + bl.message;
-      }
-      const MpiPairLine* p = FindMpiPair(o, a, b);
-      if (p && p->ok) {
-        lat.outcome = bw.outcome = Outcome::kPass;
-        lat.state = bw.state = "ok";
-        lat.value = p->latency_us;
-        bw.value = p->bandwidth_gbps;
-        lat.message = Fixed(p->latency_us, 1) + " us one way (" + std::to_string(p->lat_bytes) +
-                      " B ping-pong, round " + std::to_string(p->round) + ")";
-        bw.message = Fixed(p->bandwidth_gbps, 3) + " GB/s (" + FormatSize(p->bw_bytes) +
-                     " ping-pong, data checked)";
-      } else if (p) {
-        lat.outcome = bw.outcome = Outcome::kFail;
-        lat.state = bw.state = "failed";
-        lat.message = bw.message = f.nodes[p->rank] + "'s side: " + p->error +
-                                   (link_blame.empty() ? "" : "; " + link_blame);
-      } else if (!link_blame.empty()) {
-        lat.outcome = bw.outcome = Outcome::kFail;
-        lat.state = bw.state = "failed";
-        lat.message = bw.message = link_blame;
-      } else if (progress.known) {
-        MarkUnreported(progress, r, f, &lat);
-        MarkUnreported(progress, r, f, &bw);
-      } else {
-        lat.outcome = bw.outcome = missing_outcome;
-        lat.state = bw.state = f.hung ? "hang" : "not-run";
-        lat.message = bw.message =
-            why_missing(all_hello || !launch_blamed.empty() ? "not measured"
-                                                            : "not measured (the launch failed)");
-      }
-      if (p) {
-        nlohmann::json ev = {{"round", p->round},
-                             {"iters", p->iters},
-                             {"lat_bytes", p->lat_bytes},
-                             {"bw_bytes", p->bw_bytes}};
-        lat.evidence = bw.evidence = ev;
-      }
-      j.pairs.push_back(std::move(lat));
-      j.pairs.push_back(std::move(bw));
+      JudgePair(f, missing, progress, r, std::stoi(sa), std::stoi(sb), &j.pairs);
     }
   }
   return j;

@@ -12,16 +12,9 @@ namespace {
 enum class State { kUnknown, kGood, kBad };
 
 State StateOf(Outcome o) {
-  switch (o) {
-    case Outcome::kPass:
-    case Outcome::kWarn:
-      return State::kGood;
-    case Outcome::kFail:
-    case Outcome::kHang:
-      return State::kBad;
-    default:
-      return State::kUnknown;
-  }
+  if (IsPassOrWarn(o)) return State::kGood;
+  if (IsFailOrHang(o)) return State::kBad;
+  return State::kUnknown;
 }
 
 NodePair Key(const std::string& a, const std::string& b) {

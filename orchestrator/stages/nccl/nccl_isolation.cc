@@ -8,8 +8,8 @@ namespace {
 enum class State { kGood, kBad, kUnknown };
 
 State StateOf(Outcome o) {
-  if (o == Outcome::kPass || o == Outcome::kWarn) return State::kGood;
-  if (o == Outcome::kFail || o == Outcome::kHang) return State::kBad;
+  if (IsPassOrWarn(o)) return State::kGood;
+  if (IsFailOrHang(o)) return State::kBad;
   return State::kUnknown;
 }
 

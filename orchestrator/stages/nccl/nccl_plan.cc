@@ -149,16 +149,17 @@ Json MergeSizes(const std::vector<RankReport>& ranks, bool* data_ok) {
 
 }  // namespace
 
-TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
-                            const TransportPolicy& policy) {
+namespace {
+
+// The worst rank's outcome, the merged sizes and NCCL log, and per node
+// what its rank said. *data_ok: every rank's data was exact.
+TestJudgement MergeRanks(const std::vector<RankReport>& ranks, bool* data_ok) {
   TestJudgement j;
   j.outcome = Outcome::kPass;
   std::string all_logs;
   Json per_node = Json::object();
-  bool any_hang = false;
   for (const RankReport& r : ranks) {
     j.outcome = r.outcome == Outcome::kPass ? j.outcome : Worse(j.outcome, r.outcome);
-    any_hang = any_hang || r.outcome == Outcome::kHang;
     all_logs += r.log;
     if (!all_logs.empty() && all_logs.back() != '\n') all_logs += '\n';
     Json n = {{"outcome", OutcomeName(r.outcome)}};
@@ -166,39 +167,36 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
     if (!r.step.empty()) n["step"] = r.step;
     per_node[r.node] = n;
   }
-  bool data_ok = true;
-  j.sizes = MergeSizes(ranks, &data_ok);
+  j.sizes = MergeSizes(ranks, data_ok);
   if (!j.sizes.empty()) j.busbw = j.sizes.back()["busbw"].get<double>();
   j.log = ParseNcclLog(all_logs);
   j.evidence["ranks"] = per_node;
   j.evidence["sizes"] = j.sizes;
+  return j;
+}
 
-  // Who broke it: a node that failed outright while the rest hung or failed
-  // waiting for it (a wrong NCCL_SOCKET_IFNAME fails at init on its node).
-  std::vector<std::string> failed, hung;
+// A run that did not pass: every rank's outcome in the message, and who
+// broke it: a node that failed outright while the rest hung or failed
+// waiting for it (a wrong NCCL_SOCKET_IFNAME fails at init on its node).
+void ExplainBrokenRun(const std::vector<RankReport>& ranks, TestJudgement* j) {
+  std::vector<std::string> failed;
   for (const RankReport& r : ranks) {
     if (r.outcome == Outcome::kFail || r.outcome == Outcome::kError) failed.push_back(r.node);
-    if (r.outcome == Outcome::kHang) hung.push_back(r.node);
   }
-  if (j.outcome != Outcome::kPass && j.outcome != Outcome::kWarn) {
-    if (!failed.empty() && failed.size() < ranks.size()) j.culprits = failed;
-    std::string msg;
-    for (const RankReport& r : ranks) {
-      if (r.outcome == Outcome::kPass) continue;
-      if (!msg.empty()) msg += "; ";
-      msg += r.node + ": " + OutcomeName(r.outcome) + (r.step.empty() ? "" : " at " + r.step) +
-             (r.reason.empty() ? "" : " (" + r.reason + ")");
-    }
-    j.message = msg;
-    if (!j.culprits.empty()) j.evidence["culprits"] = j.culprits;
-    return j;
+  if (!failed.empty() && failed.size() < ranks.size()) j->culprits = failed;
+  std::string msg;
+  for (const RankReport& r : ranks) {
+    if (r.outcome == Outcome::kPass) continue;
+    if (!msg.empty()) msg += "; ";
+    msg += r.node + ": " + OutcomeName(r.outcome) + (r.step.empty() ? "" : " at " + r.step) +
+           (r.reason.empty() ? "" : " (" + r.reason + ")");
   }
-  if (!data_ok) {
-    j.outcome = Outcome::kFail;
-    j.message = "AllReduce data check failed (sums not exact)";
-    return j;
-  }
-  j.transport = JudgeTransport(j.log, policy);
+  j->message = msg;
+  if (!j->culprits.empty()) j->evidence["culprits"] = j->culprits;
+}
+
+// What the NCCL log says about the transport, for the evidence.
+Json TransportEvidence(const TestJudgement& j) {
   Json tr = {{"network", j.log.network},
              {"interfaces", j.log.interfaces},
              {"nnodes", j.log.nnodes},
@@ -212,25 +210,49 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
   }
   tr["paths"] = Json(std::vector<std::string>(kinds.begin(), kinds.end()));
   if (!j.log.version.empty()) tr["nccl_version"] = j.log.version;
-  j.evidence["transport"] = tr;
-  std::string bw = j.busbw ? "busbw " + Gbps(*j.busbw) + " GB/s at " +
-                                 j.sizes.back().value("size", std::string())
-                           : "no size measured";
-  std::string via = j.log.network.empty() ? "" : ", via NET/" + j.log.network;
-  j.message = bw + via;
-  if (j.transport.outcome == Outcome::kFail || j.transport.outcome == Outcome::kWarn) {
-    j.outcome = Worse(j.outcome, j.transport.outcome);
-    j.message += "; " + j.transport.message;
-  } else if (j.transport.outcome == Outcome::kError && nodes > 1) {
+  return tr;
+}
+
+// A run that passed with exact data: its bandwidth in the message, then
+// judged on its transport (policy) and on NCCL's nNodes.
+void JudgeWorkingRun(int nodes, const TransportPolicy& policy, TestJudgement* j) {
+  j->transport = JudgeTransport(j->log, policy);
+  j->evidence["transport"] = TransportEvidence(*j);
+  std::string bw = j->busbw ? "busbw " + Gbps(*j->busbw) + " GB/s at " +
+                                  j->sizes.back().value("size", std::string())
+                            : "no size measured";
+  std::string via = j->log.network.empty() ? "" : ", via NET/" + j->log.network;
+  j->message = bw + via;
+  const Outcome transport = j->transport.outcome;
+  if (transport == Outcome::kFail || transport == Outcome::kWarn) {
+    j->outcome = Worse(j->outcome, transport);
+    j->message += "; " + j->transport.message;
+  } else if (transport == Outcome::kError && nodes > 1) {
     // A policy cannot be proven without the log; without one it is a note.
     bool asked = !policy.require_net.empty() || policy.require_gdrdma;
-    j.outcome = Worse(j.outcome, asked ? Outcome::kFail : Outcome::kWarn);
-    j.message += "; transport unknown: " + j.transport.message;
+    j->outcome = Worse(j->outcome, asked ? Outcome::kFail : Outcome::kWarn);
+    j->message += "; transport unknown: " + j->transport.message;
   }
-  if (nodes > 1 && j.log.nnodes > 0 && j.log.nnodes != nodes) {
-    j.outcome = Worse(j.outcome, Outcome::kWarn);
-    j.message += "; NCCL saw nNodes " + std::to_string(j.log.nnodes) + ", expected " +
-                 std::to_string(nodes) + " (NCCL_HOSTID or hostnames alike?)";
+  if (nodes > 1 && j->log.nnodes > 0 && j->log.nnodes != nodes) {
+    j->outcome = Worse(j->outcome, Outcome::kWarn);
+    j->message += "; NCCL saw nNodes " + std::to_string(j->log.nnodes) + ", expected " +
+                  std::to_string(nodes) + " (NCCL_HOSTID or hostnames alike?)";
+  }
+}
+
+}  // namespace
+
+TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
+                            const TransportPolicy& policy) {
+  bool data_ok = true;
+  TestJudgement j = MergeRanks(ranks, &data_ok);
+  if (!IsPassOrWarn(j.outcome)) {
+    ExplainBrokenRun(ranks, &j);
+  } else if (!data_ok) {
+    j.outcome = Outcome::kFail;
+    j.message = "AllReduce data check failed (sums not exact)";
+  } else {
+    JudgeWorkingRun(nodes, policy, &j);
   }
   return j;
 }

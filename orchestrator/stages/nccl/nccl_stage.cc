@@ -41,8 +41,6 @@
 namespace cc {
 namespace {
 
-bool Broken(Outcome o) { return o == Outcome::kFail || o == Outcome::kHang; }
-
 // A retest's deadlines are this many times the first attempt's.
 constexpr double kRetestDeadlineFactor = 2.5;
 
@@ -74,6 +72,16 @@ class NcclStage : public Stage {
   void Cluster(StageContext& ctx);
   NodeResult ClusterResult(const TestJudgement& j) const;
   void Isolate(StageContext& ctx);
+  // Tests the matrix's suspects, each with a known-good partner, for a few
+  // rounds, adding their outcomes to *in; returns the last attribution.
+  Attribution ProbeSuspects(StageContext& ctx, AttributionInput* in, int* probes, int* rounds);
+  // Group testing of a broken (or slow) whole-cluster test that the pairs
+  // do not explain; an empty result when there is none to do.
+  IsolationResult IsolateCluster(StageContext& ctx, const Attribution& a);
+  // One round of group tests for IsolateBrokenGroup: their outcomes, with
+  // pairs recorded.
+  std::vector<Outcome> TestGroups(StageContext& ctx, const std::vector<NodeGroup>& groups,
+                                  bool slow_only);
   // The result of an isolation test of `group` (a pair, or a larger group
   // named by its first and last node) and its retest, if any, merged and
   // counted; *why: the speed judgement of the attempt that stands.
@@ -112,13 +120,7 @@ void NcclStage::Members(StageContext& ctx) {
     Json f = facts.count(node.name) ? facts[node.name] : Json();
     int gpus = GpusToUse(f, s_.gpus_per_node, &why);
     if (gpus <= 0) {
-      NodeResult r;
-      r.node = node.name;
-      r.stage = "nccl";
-      r.check = "intra-node";
-      r.outcome = Outcome::kSkip;
-      r.message = why;
-      ctx.Record(r);
+      ctx.Record(NodeCheck("nccl", node.name, "intra-node", Outcome::kSkip, why));
       continue;
     }
     NcclMember m;
@@ -173,7 +175,7 @@ std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> NcclStage::C
   std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> out;
   std::vector<NodeGroup> again;
   for (TestJudgement& j : Batch(ctx, groups)) {
-    if (Broken(j.outcome)) again.push_back(groups[out.size()]);
+    if (IsFailOrHang(j.outcome)) again.push_back(groups[out.size()]);
     out.push_back({std::move(j), std::nullopt});
   }
   if (again.empty() || InterruptFlag().load()) return out;
@@ -181,31 +183,26 @@ std::vector<std::pair<TestJudgement, std::optional<TestJudgement>>> NcclStage::C
   auto retests = Batch(ctx, again, kRetestDeadlineFactor);
   size_t k = 0;
   for (auto& [first, retest] : out) {
-    if (Broken(first.outcome) && k < retests.size()) retest = retests[k++];
+    if (IsFailOrHang(first.outcome) && k < retests.size()) retest = retests[k++];
   }
   return out;
 }
 
 Outcome NcclStage::WithSpeed(const TestJudgement& j, std::string* why) const {
   why->clear();
-  if (Broken(j.outcome) || !j.busbw) return j.outcome;
+  if (IsFailOrHang(j.outcome) || !j.busbw) return j.outcome;
   return Worse(j.outcome, JudgeBusbw(*j.busbw, median_, s_, why));
 }
 
 NodeResult NcclStage::IntraResult(const std::string& n, const TestJudgement& j) {
-  NodeResult r;
-  r.node = n;
-  r.stage = "nccl";
-  r.check = "intra-node";
-  r.outcome = j.outcome;
   int gpus = by_name_[n]->gpus;
-  r.value = j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU";
   // One rank moves no data between GPUs: no busbw, only the data check.
-  bool one = gpus == 1 && (j.outcome == Outcome::kPass || j.outcome == Outcome::kWarn);
-  r.message = one ? "1 GPU: AllReduce on one rank ran and its data checked out"
-                  : std::to_string(gpus) + " GPU(s): " + j.message;
-  r.evidence = j.evidence;
-  return r;
+  bool one = gpus == 1 && IsPassOrWarn(j.outcome);
+  return NodeCheck("nccl", n, "intra-node", j.outcome,
+                   one ? "1 GPU: AllReduce on one rank ran and its data checked out"
+                       : std::to_string(gpus) + " GPU(s): " + j.message,
+                   j.evidence,
+                   j.busbw && gpus > 1 ? Gb(*j.busbw) + " GB/s" : std::to_string(gpus) + " GPU");
 }
 
 void NcclStage::Intra(StageContext& ctx) {
@@ -222,7 +219,7 @@ void NcclStage::Intra(StageContext& ctx) {
     }
     intra_[n] = r.outcome;
     // A node that cannot run NCCL alone would only break every pair.
-    if (r.outcome == Outcome::kPass || r.outcome == Outcome::kWarn) still.push_back(n);
+    if (IsPassOrWarn(r.outcome)) still.push_back(n);
     ctx.Record(r);
   }
   active_ = still;
@@ -261,12 +258,12 @@ void NcclStage::Pairs(StageContext& ctx) {
   }
   ConfirmPairs(ctx, &results);
   for (const PairResult& r : results) {
-    if (r.value && !Broken(r.outcome)) pair_busbw_.push_back(*r.value);
+    if (r.value && !IsFailOrHang(r.outcome)) pair_busbw_.push_back(*r.value);
   }
   median_ = Median(pair_busbw_);
   for (PairResult& r : results) {
     std::string why;
-    if (r.value && !Broken(r.outcome)) {
+    if (r.value && !IsFailOrHang(r.outcome)) {
       Outcome speed = JudgeBusbw(*r.value, median_, s_, &why);
       if (speed != Outcome::kPass) {
         r.outcome = Worse(r.outcome, speed);
@@ -305,17 +302,13 @@ void NcclStage::ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results
 
 NodeResult NcclStage::ClusterResult(const TestJudgement& j) const {
   std::string why;
-  NodeResult r;
-  r.node = "*";
-  r.stage = "nccl";
-  r.check = "cluster";
-  r.outcome = WithSpeed(j, &why);
-  r.value = j.busbw ? Gb(*j.busbw) + " GB/s" : "";
-  r.message = std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
-              "): " + j.message + (why.empty() ? "" : "; " + why);
-  r.evidence = j.evidence;
-  r.evidence["nodes"] = active_;
-  return r;
+  Outcome outcome = WithSpeed(j, &why);
+  Json evidence = j.evidence;
+  evidence["nodes"] = active_;
+  return NodeCheck("nccl", "*", "cluster", outcome,
+                   std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
+                       "): " + j.message + (why.empty() ? "" : "; " + why),
+                   std::move(evidence), j.busbw ? Gb(*j.busbw) + " GB/s" : "");
 }
 
 void NcclStage::Cluster(StageContext& ctx) {
@@ -347,66 +340,73 @@ PairResult NcclStage::ConfirmedPair(
   return r;
 }
 
+Attribution NcclStage::ProbeSuspects(StageContext& ctx, AttributionInput* in, int* probes,
+                                     int* rounds) {
+  Attribution a = AttributeFailures(*in);
+  std::vector<PairResult> probe_results;
+  for (int round = 0; round < 4 && !InterruptFlag().load(); ++round) {
+    auto next = NextProbesToIsolate(*in, a);
+    if (next.empty()) break;
+    std::vector<NodeGroup> groups;
+    for (const auto& [x, y] : next) groups.push_back({x, y});
+    auto js = ConfirmedBatch(ctx, groups);
+    ++*rounds;
+    for (size_t i = 0; i < js.size(); ++i) {
+      std::string why;
+      PairResult r = ConfirmedPair(groups[i], js[i], &why);
+      Outcome o = r.outcome;
+      in->pairs.push_back({r.src, r.dst, o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
+      probe_results.push_back(std::move(r));
+      ++*probes;
+    }
+    a = AttributeFailures(*in);
+  }
+  ctx.Record(std::move(probe_results));
+  return a;
+}
+
+std::vector<Outcome> NcclStage::TestGroups(StageContext& ctx, const std::vector<NodeGroup>& groups,
+                                           bool slow_only) {
+  auto js = ConfirmedBatch(ctx, groups);
+  std::vector<Outcome> out;
+  std::vector<PairResult> pairs;
+  for (size_t i = 0; i < js.size(); ++i) {
+    std::string why;
+    PairResult r = ConfirmedPair(groups[i], js[i], &why);
+    // A flaky group works: nothing for the search to find in it.
+    Outcome oc = IsFlaky(r) ? Outcome::kPass : r.outcome;
+    if (slow_only && !why.empty()) oc = Outcome::kFail;
+    out.push_back(oc);
+    if (groups[i].size() == 2) {
+      r.outcome = Worse(r.outcome, oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
+      pairs.push_back(std::move(r));
+    }
+  }
+  ctx.Record(std::move(pairs));
+  return out;
+}
+
+IsolationResult NcclStage::IsolateCluster(StageContext& ctx, const Attribution& a) {
+  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
+  bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
+  if (!cluster_bad || explained || active_.size() < 2 || InterruptFlag().load()) return {};
+  bool slow_only = !IsFailOrHang(cluster_outcome_);
+  IsolationOptions o;
+  o.known_good.insert(a.known_good.begin(), a.known_good.end());
+  o.max_tests = s_.isolate_max_tests;
+  return IsolateBrokenGroup(
+      active_,
+      [&](const std::vector<NodeGroup>& groups) { return TestGroups(ctx, groups, slow_only); }, o);
+}
+
 void NcclStage::Isolate(StageContext& ctx) {
   AttributionInput in;
   for (const NcclMember& m : members_) in.nodes.push_back(m.name);
   in.pairs = pair_outcomes_;
   in.intra_node = intra_;
-  Attribution a = AttributeFailures(in);
   int probes = 0, probe_rounds = 0;
-  std::vector<PairResult> probe_results;
-  // Suspects of the matrix, each with a known-good partner, a few rounds.
-  for (int round = 0; round < 4 && !InterruptFlag().load(); ++round) {
-    auto next = NextProbesToIsolate(in, a);
-    if (next.empty()) break;
-    std::vector<NodeGroup> groups;
-    for (const auto& [x, y] : next) groups.push_back({x, y});
-    auto js = ConfirmedBatch(ctx, groups);
-    ++probe_rounds;
-    for (size_t i = 0; i < js.size(); ++i) {
-      std::string why;
-      PairResult r = ConfirmedPair(groups[i], js[i], &why);
-      Outcome o = r.outcome;
-      in.pairs.push_back({r.src, r.dst, o == Outcome::kWarn && !why.empty() ? Outcome::kFail : o});
-      probe_results.push_back(std::move(r));
-      ++probes;
-    }
-    a = AttributeFailures(in);
-  }
-  ctx.Record(std::move(probe_results));
-
-  // A broken (or slow) whole-cluster test that the pairs do not explain.
-  IsolationResult iso;
-  bool cluster_bad = cluster_ && cluster_outcome_ != Outcome::kPass && !cluster_flaky_;
-  bool explained = !a.bad_nodes.empty() || !a.bad_links.empty();
-  if (cluster_bad && !explained && active_.size() >= 2 && !InterruptFlag().load()) {
-    bool slow_only = !Broken(cluster_outcome_);
-    IsolationOptions o;
-    o.known_good.insert(a.known_good.begin(), a.known_good.end());
-    o.max_tests = s_.isolate_max_tests;
-    iso = IsolateBrokenGroup(
-        active_,
-        [&](const std::vector<NodeGroup>& groups) {
-          auto js = ConfirmedBatch(ctx, groups);
-          std::vector<Outcome> out;
-          std::vector<PairResult> pairs;
-          for (size_t i = 0; i < js.size(); ++i) {
-            std::string why;
-            PairResult r = ConfirmedPair(groups[i], js[i], &why);
-            // A flaky group works: nothing for the search to find in it.
-            Outcome oc = IsFlaky(r) ? Outcome::kPass : r.outcome;
-            if (slow_only && !why.empty()) oc = Outcome::kFail;
-            out.push_back(oc);
-            if (groups[i].size() == 2) {
-              r.outcome = Worse(r.outcome, oc == Outcome::kFail ? Outcome::kWarn : Outcome::kPass);
-              pairs.push_back(std::move(r));
-            }
-          }
-          ctx.Record(std::move(pairs));
-          return out;
-        },
-        o);
-  }
+  Attribution a = ProbeSuspects(ctx, &in, &probes, &probe_rounds);
+  IsolationResult iso = IsolateCluster(ctx, a);
   Json tests = Json::array();
   for (const IsolationTest& t : iso.tests) {
     tests.push_back({{"round", t.round},
@@ -488,15 +488,9 @@ Status NcclStage::Run(StageContext& ctx) {
   s_ = *settings;
   Members(ctx);
   if (members_.empty()) {
-    NodeResult r;
-    r.node = "*";
-    r.stage = "nccl";
-    r.check = "cluster";
-    r.outcome = Outcome::kSkip;
-    r.message =
-        "no node has a usable GPU and libnccl.so.2 (see each node's intra-node "
-        "result)";
-    ctx.Record(r);
+    ctx.Record(NodeCheck("nccl", "*", "cluster", Outcome::kSkip,
+                         "no node has a usable GPU and libnccl.so.2 (see each node's intra-node "
+                         "result)"));
     return Status::Ok();
   }
   size_t n = members_.size();

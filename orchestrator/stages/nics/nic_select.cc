@@ -185,32 +185,22 @@ Membership JudgeMembers(const Subnet& subnet, const std::vector<std::string>& al
   return mem;
 }
 
-}  // namespace
-
-SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
-                            const std::vector<NicProbe>& probes,
-                            const std::vector<NicProblem>& misplaced) {
-  SubnetJudgement j;
-  j.cidr = subnet.cidr;
-  Membership mem = JudgeMembers(subnet, all_nodes, misplaced, j);
-  auto& of = mem.of;
-  std::set<std::string>& unusable = mem.unusable;
+// A decoy is judged no further: one address shared by every node (a
+// node-local bridge), or a node answering probes of its peers' addresses.
+// Names it in j and returns true; duplicates of an address go to j's
+// problems and mem.unusable.
+bool ExcludeDecoy(const Subnet& subnet, const ProbeMap& pm, Membership& mem, SubnetJudgement& j) {
   AddressSharing sharing = JudgeSharedAddresses(subnet);
   if (!sharing.decoy_addr.empty()) {
     j.exclusion_kind = "same-address";
     j.excluded = "decoy: " + sharing.decoy_addr + " (" + sharing.decoy_nic +
                  ") is the same address on " + Join(sharing.decoy_nodes) +
                  ": a node-local bridge, where each node only reaches itself";
-    return j;
+    return true;
   }
   for (const NicProblem& p : sharing.duplicates) {
     j.problems.push_back(p);
-    unusable.insert(p.node);
-  }
-  ProbeMap pm;
-  for (const NicProbe& p : probes) {
-    if (p.subnet != j.cidr) continue;
-    pm[{p.src, p.dst}] = &p;
+    mem.unusable.insert(p.node);
   }
   // A node answering a probe of a peer's address is a decoy, unless the
   // address is its own too (a duplicate, named above).
@@ -219,38 +209,61 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
     bool own = mem.own_addr.count(p->src + " " + p->addr) > 0;
     if (!p->answered_by.empty() && p->answered_by == p->src && !own) self.push_back(p->src);
   }
-  if (!self.empty()) {
-    std::set<std::string> s(self.begin(), self.end());
-    j.exclusion_kind = "self-only";
-    j.excluded = "decoy: on " + Join({s.begin(), s.end()}) +
-                 " a probe of a peer's address was answered by the node itself";
-    return j;
+  if (self.empty()) return false;
+  std::set<std::string> s(self.begin(), self.end());
+  j.exclusion_kind = "self-only";
+  j.excluded = "decoy: on " + Join({s.begin(), s.end()}) +
+               " a probe of a peer's address was answered by the node itself";
+  return true;
+}
+
+// The usable nodes whose member interface is up; a "down" problem for the
+// others.
+std::vector<std::string> UpNodes(const Membership& mem, SubnetJudgement& j) {
+  std::vector<std::string> up;
+  for (const auto& n : j.nodes) {
+    if (mem.unusable.count(n)) continue;
+    const SubnetMember& m = *mem.of.at(n);
+    if (NicIsUp(*m.nic)) {
+      up.push_back(n);
+      continue;
+    }
+    j.problems.push_back({n, m.nic->name, "down", Outcome::kFail,
+                          n + ": " + m.nic->name + " " + m.addr + " is down (operstate " +
+                              (m.nic->operstate.empty() ? "unknown" : m.nic->operstate) + ")",
+                          "bring " + m.nic->name + " on " + n + " up (ip link set " + m.nic->name +
+                              " up), then check its cable and switch port"});
   }
+  return up;
+}
+
+}  // namespace
+
+SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
+                            const std::vector<NicProbe>& probes,
+                            const std::vector<NicProblem>& misplaced) {
+  SubnetJudgement j;
+  j.cidr = subnet.cidr;
+  Membership mem = JudgeMembers(subnet, all_nodes, misplaced, j);
+  ProbeMap pm;
+  for (const NicProbe& p : probes) {
+    if (p.subnet != j.cidr) continue;
+    pm[{p.src, p.dst}] = &p;
+  }
+  if (ExcludeDecoy(subnet, pm, mem, j)) return j;
   if (j.nodes.size() < 2) {
     j.exclusion_kind = "single-node";
     j.excluded = "only on " + Join(j.nodes) + ": no peer to reach";
     return j;
   }
-  std::vector<std::string> up;
-  for (const auto& n : j.nodes) {
-    if (unusable.count(n)) continue;
-    const SubnetMember& m = *of[n];
-    if (NicIsUp(*m.nic)) {
-      up.push_back(n);
-    } else {
-      j.problems.push_back({n, m.nic->name, "down", Outcome::kFail,
-                            n + ": " + m.nic->name + " " + m.addr + " is down (operstate " +
-                                (m.nic->operstate.empty() ? "unknown" : m.nic->operstate) + ")",
-                            "bring " + m.nic->name + " on " + n + " up (ip link set " +
-                                m.nic->name + " up), then check its cable and switch port"});
-    }
-  }
+  const std::vector<std::string> up = UpNodes(mem, j);
   std::vector<std::string> reach = up;
   std::vector<std::string> lost = PruneUnreachable(pm, &reach);
   for (const auto& n : lost) {
+    const SubnetMember& m = *mem.of.at(n);
     j.problems.push_back(
-        {n, of[n]->nic->name, "unreachable", Outcome::kFail, UnreachableMessage(pm, *of[n], up),
-         "check the firewall, routes, cable and switch port of " + of[n]->nic->name + " on " + n});
+        {n, m.nic->name, "unreachable", Outcome::kFail, UnreachableMessage(pm, m, up),
+         "check the firewall, routes, cable and switch port of " + m.nic->name + " on " + n});
   }
   if (reach.size() < 2) {
     j.exclusion_kind = up.size() < 2 ? "down" : "no-peer-reached";
@@ -259,7 +272,7 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
     if (up.empty()) j.excluded = "link down on every node (" + Join(j.nodes) + ")";
     return j;
   }
-  JudgeMtuAndSpeed(pm, of, reach, j);
+  JudgeMtuAndSpeed(pm, mem.of, reach, j);
   return j;
 }
 

@@ -26,18 +26,6 @@ const NicProblem* SharedAddress(const SubnetJudgement& j, const std::string& src
   return nullptr;
 }
 
-NodeResult Node(const std::string& node, const std::string& check, Outcome o,
-                const std::string& message, const std::string& value = "") {
-  NodeResult r;
-  r.node = node;
-  r.stage = "nics";
-  r.check = check;
-  r.outcome = o;
-  r.message = message;
-  r.value = value;
-  return r;
-}
-
 }  // namespace
 
 NicProbe ProbeFromAgent(const std::string& src, const Json& a,
@@ -130,28 +118,25 @@ std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
     auto addr = s.address_of.find(n);
     std::string where = nic == s.nic_of.end() ? "" : nic->second + " " + addr->second;
     if (msg.empty()) msg = n + ": " + where + " on " + *s.subnet;
-    NodeResult r = Node(n, "selected", o, msg, where);
-    r.evidence = {{"subnet", *s.subnet}, {"problems", problems}};
-    if (!next.empty()) r.evidence["next_step"] = next;
-    out.push_back(std::move(r));
+    Json evidence = {{"subnet", *s.subnet}, {"problems", problems}};
+    if (!next.empty()) evidence["next_step"] = next;
+    out.push_back(NodeCheck("nics", n, "selected", o, msg, std::move(evidence), where));
   }
   for (const NicProblem& p : s.ib_problems) {
-    out.push_back(Node(p.node, "ib:" + p.nic, p.outcome, p.message));
+    out.push_back(NodeCheck("nics", p.node, "ib:" + p.nic, p.outcome, p.message));
   }
   for (const SubnetJudgement& j : s.subnets) {
     if (j.excluded.empty()) continue;
-    NodeResult r = Node("*", "excluded:" + j.cidr, Outcome::kSkip, j.cidr + " " + j.excluded,
-                        j.exclusion_kind);
-    r.evidence = {{"nodes", j.nodes}, {"kind", j.exclusion_kind}};
-    out.push_back(std::move(r));
+    out.push_back(NodeCheck("nics", "*", "excluded:" + j.cidr, Outcome::kSkip,
+                            j.cidr + " " + j.excluded,
+                            {{"nodes", j.nodes}, {"kind", j.exclusion_kind}}, j.exclusion_kind));
   }
   std::string lines;
   for (const std::string& l : EnvLines(s)) lines += (lines.empty() ? "" : "\n") + l;
-  NodeResult rec = Node("*", "recommendation", s.subnet ? Outcome::kPass : Outcome::kFail,
-                        s.subnet ? s.reason + "\n" + lines : "no network to recommend: " + s.reason,
-                        s.socket_ifname);
-  rec.evidence = SelectionJson(s);
-  out.push_back(std::move(rec));
+  out.push_back(
+      NodeCheck("nics", "*", "recommendation", s.subnet ? Outcome::kPass : Outcome::kFail,
+                s.subnet ? s.reason + "\n" + lines : "no network to recommend: " + s.reason,
+                SelectionJson(s), s.socket_ifname));
   return out;
 }
 

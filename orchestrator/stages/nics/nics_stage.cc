@@ -1,7 +1,7 @@
 // `nics`: which network NCCL and MPI should use, with evidence (issue 6;
 // docs/architecture.md). From every usable node's facts (network and rdma
 // sections; asked for here when the facts stage did not run), in three
-// phases over the agents (agent/nics_command.cc):
+// phases over the agents (agent/nics_command.cc; run/listen_probe.h):
 //   1. `nics`: each node listens on every routable address it has (a TCP
 //      token listener and a UDP echo, free ports);
 //   2. `probe`: every node probes every peer's address on each subnet they
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nics/nic_local.h"
 #include "orchestrator/stages/nics/nic_recommend.h"
@@ -47,18 +48,13 @@ constexpr int kRetestSlowdown = 3;
 // Retest rounds start only within this time; later ones stay unconfirmed.
 constexpr double kRetestBudgetS = 120;
 
-struct Peer {
-  NodeState* state = nullptr;
-  std::string name;
+struct Peer : ListeningPeer {
   NodeNics nics;
-  std::string facts_error;  // why there are no facts ("" when there are)
-  int64_t id = -1;
-  Status listen;
+  std::string facts_error;               // why there are no facts ("" when there are)
   std::map<std::string, Json> endpoint;  // addr -> {tcp_port, udp_port, error}
   Json targets = Json::array();
   Status probe;
   std::vector<Json> answers;
-  Status stop;
 };
 
 class NicsStage : public Stage {
@@ -84,27 +80,19 @@ class NicsStage : public Stage {
       for (NodeState* s : usable) Record(ctx, s->node->name, "selected", Outcome::kSkip, skip);
       return Status::Ok();
     }
-    for (NodeState* s : usable) {
-      peers_.push_back(Peer{});
-      peers_.back().state = s;
-      peers_.back().name = s->node->name;
-      by_name_[s->node->name] = peers_.size() - 1;
-    }
+    for (NodeState* s : usable) peers_.Add(s);
     ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
-    run_token_ =
+    const std::string run_token =
         std::to_string(ctx.run_id()) + "-" +
         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
-    for (Peer& p : peers_) {
-      std::string t = "clustercheck-nics " + run_token_ + " " + p.name;
-      tokens_[p.name] = t;
-      node_of_token_[t] = p.name;
-    }
+    tokens_ = peers_.Tokens("clustercheck-nics " + run_token);
+    for (const auto& [name, token] : tokens_) node_of_token_[token] = name;
     Listen(ctx);
     Plan();
     Probe(ctx);
     std::vector<NicProbe> first = Probes();
     std::map<size_t, NicProbe> retests = Retest(ctx, first);
-    Stop(ctx);
+    peers_.Stop(ctx, kStopTimeoutS);
     ctx.progress().FinishStage();
     Judge(ctx, first, retests);
     return Status::Ok();
@@ -121,10 +109,8 @@ class NicsStage : public Stage {
   // it would pick (nic_local.h); the others say why they have nothing more.
   void RecordLocal(StageContext& ctx, const std::vector<NodeState*>& usable) {
     if (usable.empty()) return;
-    peers_.push_back(Peer{});
-    Peer& p = peers_.back();
-    p.state = usable[0];
-    p.name = usable[0]->node->name;
+    peers_.Add(usable[0]);
+    Peer& p = peers_.all().back();
     LoadFacts(ctx, p, ctx.facts());
     LocalNics local = DescribeLocalNics(p.nics);
     if (!p.facts_error.empty()) {
@@ -160,10 +146,7 @@ class NicsStage : public Stage {
     const std::map<std::string, Json> facts = ctx.facts();
     double hold_s = kListenTimeoutS + kStopTimeoutS + 120 + kRetestBudgetS + 60 +
                     static_cast<double>(peers_.size()) * 8 * timeout_ms_ * (1 + kDfTries) / 1000.0;
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
+    auto args = [&](Peer& p) {
       LoadFacts(ctx, p, facts);
       Json addrs = Json::array();
       for (const NicInfo& n : p.nics.nics) {
@@ -171,25 +154,16 @@ class NicsStage : public Stage {
           if (SubnetOf(a)) addrs.push_back({{"nic", n.name}, {"addr", AddressPart(a)}});
         }
       }
-      Deadline d = Deadline::InSeconds(kListenTimeoutS);
-      auto id = s.agent->Send(
-          "nics",
-          {{"addresses", addrs}, {"token", tokens_[p.name]}, {"hold_s", hold_s}, {"port", port_}},
-          d);
-      if (!id.ok()) {
-        p.listen = id.status();
-      } else {
-        p.id = *id;
-        std::vector<Json> got;
-        p.listen = WaitForResult(*s.agent, p.id, "listening", d, false, &got);
-        if (p.listen.ok()) {
-          for (const Json& l : got.at(0).value("listeners", Json::array())) {
-            if (l.is_object()) p.endpoint[l.value("addr", "")] = l;
-          }
-        }
+      return Json{
+          {"addresses", addrs}, {"token", tokens_.at(p.name)}, {"hold_s", hold_s}, {"port", port_}};
+    };
+    auto listening = [](Peer& p, const Json& data) {
+      for (const Json& l : data.value("listeners", Json::array())) {
+        if (l.is_object()) p.endpoint[l.value("addr", "")] = l;
       }
-      ctx.progress().Advance();
-    });
+      return Status::Ok();
+    };
+    peers_.Listen(ctx, "nics", kListenTimeoutS, args, listening);
   }
 
   void Plan() {
@@ -206,7 +180,7 @@ class NicsStage : public Stage {
       const size_t m = s.members.size();
       for (size_t i = 0; i < m; ++i) {
         const SubnetMember& src = s.members[i];
-        Peer& from = peers_[by_name_[src.node]];
+        Peer& from = *peers_.Find(src.node);
         if (!from.listen.ok()) continue;
         // Peers in an order rotated by the sender's place (i+1, i+2, ...):
         // with every sender's window of senders_per_receiver_ probes moving
@@ -216,7 +190,7 @@ class NicsStage : public Stage {
         for (size_t k = 1; k < m; ++k) {
           const SubnetMember& dst = s.members[(i + k) % m];
           if (dst.node == src.node) continue;
-          const Peer& to = peers_[by_name_[dst.node]];
+          const Peer& to = peers_.at(dst.node);
           auto ep = to.endpoint.find(dst.addr);
           Json t = {{"node", dst.node},
                     {"subnet", s.cidr},
@@ -238,10 +212,7 @@ class NicsStage : public Stage {
   }
 
   void Probe(StageContext& ctx) {
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
+    peers_.ForEach(ctx, {}, [&](Peer& p) {
       ctx.progress().Advance();
       if (!p.listen.ok()) return;
       // A target whose receiver did not listen there is not sent: its
@@ -253,38 +224,15 @@ class NicsStage : public Stage {
       double budget_ms = 10000 +
                          static_cast<double>(send.size()) * timeout_ms_ / senders_per_receiver_ +
                          static_cast<double>(timeout_ms_) * (1 + kDfTries);
-      Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
-      p.probe = s.agent->SendControl(p.id, "probe",
-                                     {{"targets", send},
-                                      {"tokens", Json(tokens_)},
-                                      {"timeout_ms", timeout_ms_},
-                                      {"tries", kDfTries},
-                                      {"parallel", senders_per_receiver_}},
-                                     d);
-      std::vector<Json> got;
-      if (p.probe.ok()) p.probe = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
-      p.answers = std::move(got);
-    });
-  }
-
-  void Stop(StageContext& ctx) {
-    for (Peer& p : peers_) {
-      if (p.id >= 0) {
-        p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
-                                             Deadline::InSeconds(kStopTimeoutS));
-      }
-    }
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
-      if (p.id >= 0 && p.stop.ok()) {
-        std::vector<Json> unused;
-        Deadline d = Deadline::InSeconds(kStopTimeoutS);
-        p.stop = WaitForResult(*s.agent, p.id, "stopped", d, false, &unused);
-        if (p.stop.ok()) p.stop = WaitForEnd(*s.agent, p.id, d);
-      }
-      ctx.progress().Advance();
+      ProbeReply reply = AskToProbe(p,
+                                    {{"targets", send},
+                                     {"tokens", Json(tokens_)},
+                                     {"timeout_ms", timeout_ms_},
+                                     {"tries", kDfTries},
+                                     {"parallel", senders_per_receiver_}},
+                                    Deadline::In(Millis(static_cast<long long>(budget_ms))));
+      p.probe = reply.status;
+      p.answers = std::move(reply.probes);
     });
   }
 
@@ -294,7 +242,7 @@ class NicsStage : public Stage {
     std::vector<NicProbe> out;
     origin_.clear();
     for (size_t pi = 0; pi < peers_.size(); ++pi) {
-      const Peer& p = peers_[pi];
+      const Peer& p = peers_.all()[pi];
       std::map<std::pair<std::string, std::string>, const Json*> answer;  // (node, addr)
       for (const Json& a : p.answers) answer[{a.value("node", ""), a.value("addr", "")}] = &a;
       for (size_t ti = 0; ti < p.targets.size(); ++ti) {
@@ -315,7 +263,7 @@ class NicsStage : public Stage {
         np.subnet = t["subnet"];
         np.addr = addr;
         np.tcp_state = "error";
-        const Peer& to = peers_[by_name_.at(dst)];
+        const Peer& to = peers_.at(dst);
         auto ep = to.endpoint.find(addr);
         np.note = !p.listen.ok()    ? p.name + "'s agent did not start: " + p.listen.ToString()
                   : !p.probe.ok()   ? p.name + "'s agent did not report: " + p.probe.ToString()
@@ -338,7 +286,8 @@ class NicsStage : public Stage {
     std::vector<bool> untestable(first.size());
     for (size_t i = 0; i < first.size(); ++i) {
       const auto& [pi, ti] = origin_[i];
-      untestable[i] = peers_[pi].targets[ti]["tcp_port"].get<int>() <= 0 || peers_[pi].id < 0;
+      const Peer& p = peers_.all()[pi];
+      untestable[i] = p.targets[ti]["tcp_port"].get<int>() <= 0 || p.id < 0;
     }
     std::map<size_t, NicProbe> out;
     const int timeout_ms = timeout_ms_ * kRetestSlowdown;
@@ -357,9 +306,8 @@ class NicsStage : public Stage {
         continue;
       }
       std::mutex mu;
-      ctx.fleet().ForEach(senders, [&](NodeState& s) {
-        const std::vector<size_t>& mine = of_src[s.node->name];
-        std::map<size_t, NicProbe> got = RetestFrom(s, first, mine, timeout_ms);
+      peers_.ForEach(ctx, senders, [&](Peer& p) {
+        std::map<size_t, NicProbe> got = RetestFrom(p, first, of_src[p.name], timeout_ms);
         std::lock_guard<std::mutex> lock(mu);
         out.insert(got.begin(), got.end());
       });
@@ -379,26 +327,23 @@ class NicsStage : public Stage {
   }
 
   // One sender's part of a retest round: its probes `mine`, one at a time.
-  std::map<size_t, NicProbe> RetestFrom(NodeState& s, const std::vector<NicProbe>& first,
+  std::map<size_t, NicProbe> RetestFrom(Peer& p, const std::vector<NicProbe>& first,
                                         const std::vector<size_t>& mine, int timeout_ms) {
-    Peer& p = peers_[by_name_.at(s.node->name)];
     Json send = Json::array();
-    for (size_t i : mine) send.push_back(peers_[origin_[i].first].targets[origin_[i].second]);
+    for (size_t i : mine) send.push_back(peers_.all()[origin_[i].first].targets[origin_[i].second]);
     double budget_ms = 10000 + static_cast<double>(send.size()) * timeout_ms * (1 + kDfTries);
-    Deadline d = Deadline::In(Millis(static_cast<long long>(budget_ms)));
-    Status st = s.agent->SendControl(p.id, "probe",
-                                     {{"targets", send},
-                                      {"tokens", Json(tokens_)},
-                                      {"timeout_ms", timeout_ms},
-                                      {"tries", kDfTries},
-                                      {"parallel", 1}},
-                                     d);
-    std::vector<Json> got;
-    if (st.ok()) st = WaitForResult(*s.agent, p.id, "probes", d, true, &got);
+    ProbeReply reply = AskToProbe(p,
+                                  {{"targets", send},
+                                   {"tokens", Json(tokens_)},
+                                   {"timeout_ms", timeout_ms},
+                                   {"tries", kDfTries},
+                                   {"parallel", 1}},
+                                  Deadline::In(Millis(static_cast<long long>(budget_ms))));
+    const Status& st = reply.status;
     std::map<size_t, NicProbe> out;
     for (size_t i : mine) {
       const Json* answer = nullptr;
-      for (const Json& a : got) {
+      for (const Json& a : reply.probes) {
         if (a.value("node", "") == first[i].dst && a.value("addr", "") == first[i].addr)
           answer = &a;
       }
@@ -426,9 +371,7 @@ class NicsStage : public Stage {
       names.push_back(p.name);
       if (!p.facts_error.empty()) Record(ctx, p.name, "facts", Outcome::kError, p.facts_error);
       if (!p.stop.ok() && p.listen.ok()) {
-        Record(ctx, p.name, "stop", Outcome::kError,
-               "stop not confirmed (" + p.stop.ToString() +
-                   "): its listeners close when the agent exits at the end of the run");
+        Record(ctx, p.name, "stop", Outcome::kError, StopNotConfirmed(p));
       }
     }
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
@@ -445,9 +388,7 @@ class NicsStage : public Stage {
   int senders_per_receiver_ = kDefaultSendersPerReceiver;
   bool mtu_probe_ = true;
   int port_ = kDefaultPort;
-  std::string run_token_;
-  std::vector<Peer> peers_;
-  std::map<std::string, size_t> by_name_;
+  ListeningPeers<Peer> peers_;
   std::map<std::string, std::string> tokens_;
   std::map<std::string, std::string> node_of_token_;
   std::vector<NodeNics> nodes_;

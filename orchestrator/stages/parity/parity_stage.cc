@@ -35,15 +35,9 @@ class ParityStage : public Stage {
       if (f.is_string()) opts.ignore.push_back(f.get<std::string>());
     }
     for (const ParityFinding& f : JudgeParity(nodes, opts)) {
-      NodeResult r;
-      r.node = f.node;
-      r.stage = "parity";
-      r.check = f.check;
-      r.outcome = f.outcome;
-      r.value = f.value;
+      NodeResult r = NodeCheck("parity", f.node, f.check, f.outcome, f.message,
+                               f.evidence.is_null() ? Json::object() : f.evidence, f.value);
       r.expected = f.expected;
-      r.message = f.message;
-      r.evidence = f.evidence.is_null() ? Json::object() : f.evidence;
       ctx.Record(std::move(r));
     }
     ctx.progress().Advance(static_cast<long long>(nodes.size()));

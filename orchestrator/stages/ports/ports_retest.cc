@@ -47,7 +47,7 @@ SymptomBudget::SymptomBudget(const std::vector<PlannedProbe>& plan,
                              const std::vector<Outcome>& first, int confirmations)
     : confirmations_(confirmations) {
   for (size_t i = 0; i < plan.size() && i < first.size(); ++i) {
-    if (first[i] != Outcome::kPass && first[i] != Outcome::kWarn) continue;
+    if (!IsPassOrWarn(first[i])) continue;
     ++worked_[In(plan[i])];
     ++worked_[Out(plan[i])];
   }

@@ -1,6 +1,7 @@
 // `ports`: a reachability matrix for every port a distributed job needs,
 // in both directions, between every pair of usable nodes (docs/architecture.md,
-// issue 5). Three phases over every node's agent (agent/ports_command.cc):
+// issue 5). Three phases over every node's agent (agent/ports_command.cc,
+// run/listen_probe.h):
 //   1. `ports`: each node listens on its port set and answers a token;
 //   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
 //      node in one pair per round), as many rounds at once as the pacer's
@@ -25,6 +26,7 @@
 #include <set>
 
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/probe_pacer.h"
 #include "orchestrator/run/schedule.h"
 #include "orchestrator/run/stage.h"
@@ -79,14 +81,9 @@ Outcome OutcomeOfWait(const Status& s) {
 }
 
 // One node's side of the stage.
-struct Peer {
-  NodeState* state = nullptr;
-  std::string name;
-  int64_t id = -1;  // the `ports` request
-  Status listen;    // phase 1
+struct Peer : ListeningPeer {
   ReceiverInfo info;
   Json listening;                // the agent's "listening" data
-  Status stop;                   // phase 3
   Json timing = Json::object();  // send_ms (max), agent_ms and probe_ms (sums)
 };
 
@@ -107,12 +104,7 @@ class PortsStage : public Stage {
     auto settings = ReadPortsSettings(ctx.inventory().StageSettings("ports"));
     if (!settings.ok()) return settings.status();
     settings_ = *settings;
-    for (NodeState* s : ctx.fleet().Usable()) {
-      peers_.push_back(Peer{});
-      peers_.back().state = s;
-      peers_.back().name = s->node->name;
-      by_name_[s->node->name] = peers_.size() - 1;
-    }
+    for (NodeState* s : ctx.fleet().Usable()) peers_.Add(s);
     if (peers_.size() < 2) {
       for (Peer& p : peers_) {
         RecordNode(ctx, p.name, "listen", Outcome::kSkip,
@@ -120,9 +112,8 @@ class PortsStage : public Stage {
       }
       return Status::Ok();
     }
-    std::string run_token = RandomHex(12);
-    for (Peer& p : peers_) tokens_[p.name] = "clustercheck-ports " + run_token + " " + p.name;
-    size_t rounds = RoundRobinRounds(Names()).size();
+    tokens_ = peers_.Tokens("clustercheck-ports " + RandomHex(12));
+    size_t rounds = RoundRobinRounds(peers_.Names()).size();
     ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
     start_ = std::chrono::steady_clock::now();
     Listen(ctx);
@@ -132,7 +123,12 @@ class PortsStage : public Stage {
     std::vector<PairResult> results = FirstResults();
     Retest(ctx, &results);
     auto t3 = std::chrono::steady_clock::now();
-    Stop(ctx);
+    const double alive_ms = SinceStartMs();
+    peers_.Stop(
+        ctx, kStopTimeoutS, [this](const Peer& p) { return Lost(p.name); },
+        [&](Peer& p) {
+          if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
+        });
     ctx.progress().FinishStage();
     auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -143,12 +139,6 @@ class PortsStage : public Stage {
   }
 
  private:
-  std::vector<std::string> Names() const {
-    std::vector<std::string> out;
-    for (const Peer& p : peers_) out.push_back(p.name);
-    return out;
-  }
-
   // The node's address on the network the nics stage selected, when it
   // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
@@ -174,33 +164,21 @@ class PortsStage : public Stage {
   void Listen(StageContext& ctx) {
     bool ssh = ctx.inventory().transport != "local";
     double hold_s = HoldSeconds();
-    ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
+    auto args = [&](Peer& p) {
       p.info.node = p.name;
-      p.info.addr = AddressOf(ctx, *s.node);
-      if (ssh) p.info.ssh_port = s.node->ssh.port;
-      Json args = {{"listen_addr", p.info.addr},
-                   {"ports", ListenPorts(settings_.ports, p.info.ssh_port)},
-                   {"ephemeral_samples", settings_.ephemeral_samples},
-                   {"token", tokens_[p.name]},
-                   {"hold_s", hold_s}};
-      Deadline d = Deadline::InSeconds(kListenTimeoutS);
-      auto id = s.agent->Send("ports", args, d);
-      if (!id.ok()) {
-        p.listen = id.status();
-      } else {
-        p.id = *id;
-        std::vector<Json> got;
-        p.listen = WaitForResult(*s.agent, p.id, "listening", d, false, &got);
-        if (p.listen.ok()) {
-          p.listening = got.at(0);
-          p.listen = ParseListening(p.listening, &p.info);
-        }
-      }
-      ctx.progress().Advance();
-    });
+      p.info.addr = AddressOf(ctx, *p.state->node);
+      if (ssh) p.info.ssh_port = p.state->node->ssh.port;
+      return Json{{"listen_addr", p.info.addr},
+                  {"ports", ListenPorts(settings_.ports, p.info.ssh_port)},
+                  {"ephemeral_samples", settings_.ephemeral_samples},
+                  {"token", tokens_.at(p.name)},
+                  {"hold_s", hold_s}};
+    };
+    auto listening = [](Peer& p, const Json& data) {
+      p.listening = data;
+      return ParseListening(p.listening, &p.info);
+    };
+    peers_.Listen(ctx, "ports", kListenTimeoutS, args, listening);
   }
 
   void Plan() {
@@ -275,10 +253,7 @@ class PortsStage : public Stage {
     if (names.empty()) return;
     const Json tokens(tokens_);
     const double alive_ms = SinceStartMs();
-    ctx.fleet().ForEach(names, [&](NodeState& s) {
-      auto it = by_name_.find(s.node->name);
-      if (it == by_name_.end()) return;
-      Peer& p = peers_[it->second];
+    peers_.ForEach(ctx, names, [&](Peer& p) {
       Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, answers);
       if (MeansNodeLost(st)) MarkLost(p.name, phase, alive_ms, st);
     });
@@ -295,24 +270,18 @@ class PortsStage : public Stage {
     auto start = std::chrono::steady_clock::now();
     Deadline deadline =
         Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
-    Status st = p.state->agent->SendControl(p.id, "probe",
-                                            {{"targets", targets},
-                                             {"tokens", tokens},
-                                             {"timeout_ms", timeout_ms},
-                                             {"parallel", settings_.parallel}},
-                                            deadline);
-    p.timing["send_ms"] = std::max(p.timing.value("send_ms", 0.0), MsSince(start));
-    std::vector<Json> got;
-    if (st.ok()) {
-      Json last;
-      st = WaitForResult(*p.state->agent, p.id, "probes", deadline, true, &got, &last);
-      if (st.Is(ErrorKind::kTimeout)) {
-        st = WaitForResult(*p.state->agent, p.id, "probes", Deadline::InSeconds(kLostGraceS), true,
-                           &got, &last);
-      }
-      if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
-        p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
-      }
+    ProbeReply reply = AskToProbe(p,
+                                  {{"targets", targets},
+                                   {"tokens", tokens},
+                                   {"timeout_ms", timeout_ms},
+                                   {"parallel", settings_.parallel}},
+                                  deadline, kLostGraceS);
+    Status st = reply.status;
+    const std::vector<Json>& got = reply.probes;
+    const Json& last = reply.last;
+    p.timing["send_ms"] = std::max(p.timing.value("send_ms", 0.0), reply.send_ms);
+    if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
+      p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
     }
     p.timing["probe_ms"] = p.timing.value("probe_ms", 0.0) + MsSince(start);
     if (st.ok() && got.size() != idx.size()) {
@@ -365,7 +334,6 @@ class PortsStage : public Stage {
   PairResult Judge(size_t i, const Answer& a) const;
   std::vector<PairResult> FirstResults() const;
   void Retest(StageContext& ctx, std::vector<PairResult>* results);
-  void Stop(StageContext& ctx);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
                          Outcome o, const std::string& message, Json evidence) {
@@ -380,8 +348,7 @@ class PortsStage : public Stage {
   void RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells);
 
   PortsSettings settings_;
-  std::vector<Peer> peers_;
-  std::map<std::string, size_t> by_name_;
+  ListeningPeers<Peer> peers_;
   std::map<std::string, std::string> tokens_;
   std::vector<PlannedProbe> plan_;
   std::vector<Answer> answers_;  // first attempts, by plan index
@@ -489,30 +456,6 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
   ctx.RecordRetests("ports", retests_);
 }
 
-void PortsStage::Stop(StageContext& ctx) {
-  const double alive_ms = SinceStartMs();
-  for (Peer& p : peers_) {
-    if (p.id < 0 || Lost(p.name)) continue;
-    p.stop = p.state->agent->SendControl(p.id, "stop", Json::object(),
-                                         Deadline::InSeconds(kStopTimeoutS));
-    if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
-  }
-  ctx.fleet().ForEach({}, [&](NodeState& s) {
-    auto it = by_name_.find(s.node->name);
-    if (it == by_name_.end()) return;
-    Peer& p = peers_[it->second];
-    if (p.id >= 0 && p.stop.ok() && !Lost(p.name)) {
-      std::vector<Json> unused;
-      Status got = WaitForResult(*s.agent, p.id, "stopped", Deadline::InSeconds(kStopTimeoutS),
-                                 false, &unused);
-      // The `end` follows "stopped"; a listener failure ends with an error.
-      p.stop = got.ok() ? WaitForEnd(*s.agent, p.id, Deadline::InSeconds(kStopTimeoutS)) : got;
-      if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
-    }
-    ctx.progress().Advance();
-  });
-}
-
 void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   Json ev = p.listening.is_object() ? p.listening : Json::object();
   ev["address"] = p.info.addr;
@@ -538,8 +481,7 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
     // The node-lost verdict says it all; this row is what it did before.
     msg += "; then the node was lost (" + lost_.at(p.name).phase + ")";
   } else if (!p.stop.ok()) {
-    msg += "; stop not confirmed (" + p.stop.ToString() +
-           "): its listeners close when the agent exits at the end of the run";
+    msg += "; " + StopNotConfirmed(p);
     o = Worse(o, Outcome::kError);
   }
   RecordNode(ctx, p.name, "listen", o, msg, ev);

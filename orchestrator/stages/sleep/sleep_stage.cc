@@ -16,16 +16,13 @@ class SleepStage : public Stage {
     auto usable = ctx.fleet().Usable();
     ctx.progress().StartStage("sleep", static_cast<long long>(usable.size()), "nodes");
     ctx.fleet().ForEach({}, [&](NodeState& s) {
-      NodeResult r;
-      r.node = s.node->name;
-      r.stage = "sleep";
-      r.check = "slept";
       auto call = s.agent->Call("sleep", {{"seconds", seconds}}, Deadline::InSeconds(seconds + 30));
-      r.outcome = call.ok()                               ? Outcome::kPass
-                  : call.status().Is(ErrorKind::kTimeout) ? Outcome::kHang
-                                                          : Outcome::kError;
-      r.message = call.ok() ? "slept " + std::to_string(seconds) + " s" : call.status().ToString();
-      ctx.Record(r);
+      ctx.Record(NodeCheck(
+          "sleep", s.node->name, "slept",
+          call.ok()                               ? Outcome::kPass
+          : call.status().Is(ErrorKind::kTimeout) ? Outcome::kHang
+                                                  : Outcome::kError,
+          call.ok() ? "slept " + std::to_string(seconds) + " s" : call.status().ToString()));
       ctx.progress().Advance();
     });
     ctx.progress().FinishStage();
