@@ -20,7 +20,7 @@ struct Verdict {
   Outcome severity = Outcome::kFail;
   std::vector<std::string> nodes;                          // the nodes it names, in run order
   std::vector<std::pair<std::string, std::string>> pairs;  // src, dst
-  std::string stage;    // where it was seen ("connect", "ports", ...)
+  std::string stage;    // where it was seen: "connect" or a stage's name
   std::string check;    // "tcp/29500", "allreduce", "driver", ...
   std::string summary;  // one line for people, names nodes folded
   // Pairs, values, logs; a stage's own finer name for the kind is
