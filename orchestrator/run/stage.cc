@@ -36,7 +36,7 @@ void StageContext::Record(const Verdict& v) {
   Status s = store_.AddVerdict(run_id_, v);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
-  any_failed_or_hung_ = any_failed_or_hung_ || FailedOrHung(v.severity);
+  any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(v.severity);
 }
 
 bool StageContext::AnyFailedOrHung() const {
