@@ -1,6 +1,6 @@
 // The CUDA driver API entry points the nccl command needs, loaded with
 // dlopen("libcuda.so.1") at run time: the agent links no GPU library
-// (DESIGN.md "The agent"). Its types come from agent/gpu_abi.h.
+// (docs/architecture.md "The agent"). Its types come from agent/gpu_abi.h.
 #pragma once
 
 #include <string>

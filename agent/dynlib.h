@@ -1,6 +1,6 @@
 // Opening GPU and NCCL libraries at run time (the agent links none of them,
-// DESIGN.md "The agent"). A missing library is a finding: the caller gets
-// every path tried with dlerror's words, to put in the facts.
+// docs/architecture.md "The agent"). A missing library is a finding: the
+// caller gets every path tried with dlerror's words, to put in the facts.
 #pragma once
 
 #include <nlohmann/json.hpp>

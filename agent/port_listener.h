@@ -1,7 +1,8 @@
 // The receiving side of the `ports` command: TCP listeners on the ports a
 // job needs, answering every connection with one token line and closing
 // it, served by one background thread. Nothing stays listening after
-// Stop() or destruction (DESIGN.md: the agent leaves nothing listening).
+// Stop() or destruction (docs/architecture.md "The agent": it leaves
+// nothing listening).
 #pragma once
 
 #include <atomic>

@@ -157,7 +157,7 @@ void SetPort(sockaddr_storage& a, int port) {
 struct Active {
   size_t index;
   int fd;
-  Clock::time_point start;
+  std::chrono::steady_clock::time_point start;
   Deadline deadline;
   bool connected = false;
   std::string buf;
@@ -196,7 +196,7 @@ class ProbeRun {
   bool Start(size_t i) {
     const ProbeTarget& t = targets_[i];
     const Resolved& r = resolved_[t.addr];
-    Clock::time_point now = Clock::now();
+    std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
     if (!r.error.empty()) {
       results_[i] = {ProbeState::kUnreachable, 0, 0, "", r.error};
       return true;
@@ -209,7 +209,7 @@ class ProbeRun {
     }
     sockaddr_storage a = r.addr;
     SetPort(a, t.port);
-    Active act{i, fd, now, Deadline::At(now + Millis(options_.timeout_ms)), false, ""};
+    Active act{i, fd, now, Deadline::At(RealClock(), now + Millis(options_.timeout_ms)), false, ""};
     if (connect(fd, reinterpret_cast<sockaddr*>(&a), r.len) == 0) {
       act.connected = true;
     } else if (errno != EINPROGRESS) {
@@ -223,8 +223,9 @@ class ProbeRun {
     return true;
   }
 
-  static double Ms(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  static double Ms(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
   }
 
   void PollOnce() {

@@ -193,10 +193,10 @@ Status Probe(const Json& args, CommandContext& ctx, int listeners) {
   Status s = ParseProbe(args, &targets, &o);
   if (!s.ok()) return s;
   o.parallel = UsableParallel(o.parallel, listeners + 16);
-  auto start = Clock::now();
+  auto start = std::chrono::steady_clock::now();
   std::vector<ProbeResult> results = ProbeAll(targets, o);
-  double elapsed_ms =
-      std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  double elapsed_ms = std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   Json chunk = Json::array();
   for (size_t i = 0; i < targets.size(); ++i) {
     const ProbeResult& r = results[i];

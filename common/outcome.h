@@ -1,4 +1,4 @@
-// The outcome of every check (DESIGN.md "Outcomes and exit codes").
+// The outcome of every check (docs/architecture.md "Outcomes and exit codes").
 #pragma once
 
 #include <optional>

@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "orchestrator/stages/stages.h"
+
 namespace cc {
 namespace {
 
@@ -26,7 +28,7 @@ void KeepWorst(std::map<Key, const R*>& m, const Key& k, const R& r) {
 std::map<Key, const NodeResult*> NodeChecks(const RunData& d) {
   std::map<Key, const NodeResult*> m;
   for (const auto& r : d.node_results) {
-    if (!IsStageVerdict(r)) KeepWorst(m, {r.node, r.stage, r.check, ""}, r);
+    KeepWorst(m, {r.node, r.stage, r.check, ""}, r);
   }
   return m;
 }
@@ -37,7 +39,7 @@ std::map<Key, const PairResult*> Pairs(const RunData& d,
   for (const auto& r : d.pair_results) KeepWorst(m, {r.stage, r.check, r.src, r.dst}, r);
   for (const auto& [k, r] : m) {
     auto& [stage, check, src, dst] = k;
-    if (stage == "ports" || m.count({stage, check, dst, src})) directed.insert({stage, check});
+    if (PairsDirected(stage) || m.count({stage, check, dst, src})) directed.insert({stage, check});
   }
   return m;
 }
@@ -76,7 +78,6 @@ RunDiff DiffRuns(const RunData& a, const RunData& b, const DiffOptions& o) {
   auto nca = NodeChecks(a), ncb = NodeChecks(b);
   // In B's order, so the report follows the newer run.
   for (const auto& r : b.node_results) {
-    if (IsStageVerdict(r)) continue;
     Key k{r.node, r.stage, r.check, ""};
     if (ncb[k] != &r) continue;  // not the worst of its key
     auto it = nca.find(k);

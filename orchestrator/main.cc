@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   app.add_option("--db", db,
                  "results database (default: ~/.local/state/clustercheck/clustercheck.db)");
   cc::RunOptions run;
+  run.environment = cc::ProcessEnvironment;  // the inventory's nodes_from_env
   std::string stages;
   auto* run_cmd = AddRunCommand(app, run, stages, db);
   cc::ReportOptions report;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "build_paths.h"
+#include "orchestrator/stages/stages.h"
+
 namespace cc {
 namespace {
 
@@ -71,11 +74,72 @@ TEST(Plan, DescribeEndsWithATotal) {
   EXPECT_NE(s.find("  total ~"), std::string::npos) << s;
 }
 
-TEST(Plan, DurationsReadAsPeopleSayThem) {
-  EXPECT_EQ(FormatDuration(0.2), "<1 s");
-  EXPECT_EQ(FormatDuration(45), "45 s");
-  EXPECT_EQ(FormatDuration(150), "2.5 min");
-  EXPECT_EQ(FormatDuration(7200), "2.0 h");
+Inventory Example() {
+  auto inv = LoadInventory(std::string(CLUSTERCHECK_SOURCE_DIR) + "/inventories/example.toml");
+  EXPECT_TRUE(inv.ok()) << inv.status().ToString();
+  return inv.ok() ? *inv : Inventory{};
+}
+
+StagePlan PortsRow(const Inventory& inv) {
+  for (const StagePlan& p : PlanStages(inv, inv.stages)) {
+    if (p.stage == "ports") return p;
+  }
+  ADD_FAILURE() << "no ports row";
+  return {};
+}
+
+TEST(Plan, TheExampleInventorysEstimateIsEachStagesOwn) {
+  Inventory inv = Example();
+  ASSERT_EQ(inv.stages.size(), 6u);
+  const PlanInput in = PlanInputOf(inv);
+  auto plan = PlanStages(inv, inv.stages);
+  ASSERT_EQ(plan.size(), 7u);
+  for (size_t i = 1; i < plan.size(); ++i) {
+    const StageSpec* spec = FindStageSpec(plan[i].stage);
+    ASSERT_NE(spec, nullptr) << plan[i].stage;
+    StageEstimate own = spec->estimate(in);
+    EXPECT_EQ(plan[i].work, own.work) << plan[i].stage;
+    EXPECT_EQ(plan[i].estimate_s, own.seconds) << plan[i].stage;
+  }
+  // [stages.ports] ports = [22, 29500, "50000-50010"]: ssh once, 12 listed
+  // and 8 ephemeral samples per ordered pair.
+  EXPECT_EQ(PortsRow(inv).work, "240 ordered pairs x 21 ports = 5040 probes");
+}
+
+TEST(Plan, TheExampleInventorysEstimateFollowsThePortsList) {
+  Inventory inv = Example();
+  StagePlan before = PortsRow(inv);
+  inv.stage_settings["ports"]["ports"] = {22, 29500, "50000-50099"};
+  StagePlan after = PortsRow(inv);
+  EXPECT_EQ(after.work, "240 ordered pairs x 110 ports = 26400 probes");
+  EXPECT_GT(after.estimate_s, before.estimate_s);
+}
+
+TEST(Plan, TheExampleInventorysEstimateFollowsTheConnectsInFlight) {
+  Inventory inv = Example();
+  ASSERT_EQ(inv.stage_settings["ports"]["parallel"], 32);
+  StagePlan before = PortsRow(inv);
+  inv.stage_settings["ports"]["parallel"] = 1;
+  StagePlan one_at_a_time = PortsRow(inv);
+  EXPECT_EQ(one_at_a_time.work, before.work);
+  EXPECT_GT(one_at_a_time.estimate_s, before.estimate_s);
+  inv.stage_settings["ports"]["parallel"] = 256;
+  EXPECT_LT(PortsRow(inv).estimate_s, before.estimate_s);
+}
+
+TEST(Plan, TheNcclEstimateLeavesOutThePhasesNotRun) {
+  Inventory inv = Nodes(16);
+  StagePlan all = PlanStages(inv, {"nccl"})[1];
+  inv.stage_settings["nccl"] = {{"phases", {"intra"}}};
+  StagePlan intra = PlanStages(inv, {"nccl"})[1];
+  EXPECT_EQ(intra.work, "intra-node on 16 nodes");
+  EXPECT_LT(intra.estimate_s, all.estimate_s);
+}
+
+TEST(Plan, AStageNameThatIsNoStageSaysSo) {
+  auto plan = PlanStages(Nodes(2), {"nccl2"});
+  EXPECT_EQ(plan[1].work, "unknown stage");
+  EXPECT_EQ(plan[1].estimate_s, 0);
 }
 
 }  // namespace

@@ -19,8 +19,7 @@ RerunSelection SelectFailed(const RunData& d) {
   std::set<std::string> nodes;
   bool everyone = false;
   for (const auto& r : d.node_results) {
-    // A stage's verdicts name nodes that its failed pairs name too.
-    if (!Rerun(r.outcome) || IsStageVerdict(r)) continue;
+    if (!Rerun(r.outcome)) continue;
     if (r.node == "*") {
       everyone = true;
     } else {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/hostlist.h"
+#include "orchestrator/analysis/analysis.h"
 #include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
@@ -15,11 +16,13 @@
 #include "orchestrator/run/install_layout.h"
 #include "orchestrator/run/run_lock.h"
 #include "orchestrator/run/stage.h"
+#include "orchestrator/stages/stages.h"
 #include "orchestrator/store/run_data.h"
 #include "orchestrator/transport/local_transport.h"
 #include "orchestrator/transport/shell_notice.h"
 #include "orchestrator/transport/ssh_identity_check.h"
 #include "orchestrator/transport/ssh_transport.h"
+#include "reports/json_report.h"
 #include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
@@ -34,23 +37,26 @@ std::unique_ptr<Transport> MakeTransport(const std::string& name) {
 
 namespace {
 
-// Stage names from the command line, else the inventory, else all; facts
-// always runs first because every later stage reads its facts.
+// Stage names from the command line, else the inventory, else all, in
+// run order; a stage the later ones need (StageSpec::always_runs) runs
+// whether asked for or not.
 Result<std::vector<std::string>> ResolveStages(const RunOptions& o, const Inventory& inv) {
   std::vector<std::string> names = !o.stages.empty()     ? o.stages
                                    : !inv.stages.empty() ? inv.stages
                                                          : DefaultStageNames();
   for (const auto& n : names) {
-    if (!FindStage(n)) {
+    if (!FindStageSpec(n)) {
       std::string known;
-      for (const auto& s : Stages()) known += std::string(known.empty() ? "" : ", ") + s.name;
+      for (const StageSpec* s : StageSpecs()) {
+        known += std::string(known.empty() ? "" : ", ") + s->name;
+      }
       return Status::BadArgument("unknown stage '" + n + "' (known: " + known + ")");
     }
   }
   std::vector<std::string> ordered;
-  for (const auto& s : Stages()) {
-    bool wanted = std::find(names.begin(), names.end(), s.name) != names.end();
-    if (wanted || std::string(s.name) == "facts") ordered.push_back(s.name);
+  for (const StageSpec* s : StageSpecs()) {
+    bool wanted = std::find(names.begin(), names.end(), s->name) != names.end();
+    if (wanted || s->always_runs) ordered.push_back(s->name);
   }
   return ordered;
 }
@@ -221,7 +227,7 @@ bool EnoughToJudge(size_t usable, size_t nodes) { return usable > 0 && usable * 
 void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
   for (const auto& name : stages) {
     if (InterruptFlag().load()) break;
-    auto stage = FindStage(name)->make();
+    auto stage = FindStageSpec(name)->make();
     Status s = stage->Run(ctx);
     if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
   }
@@ -241,7 +247,7 @@ int ExitCodeOf(const StageContext& ctx, bool enough, std::string* status) {
 }  // namespace
 
 int RunClusterCheck(const RunOptions& o) {
-  auto inv = LoadInventory(o.inventory_path);
+  auto inv = LoadInventory(o.inventory_path, o.environment);
   if (!inv.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", inv.status().message().c_str());
     return kExitUsage;
@@ -299,7 +305,9 @@ int RunClusterCheck(const RunOptions& o) {
     return exit_code;
   }
   if (o.json) {
-    std::fprintf(o.out, "%s\n", RunDataToJson(*data).dump(2).c_str());
+    // The document `report --json` prints for this run (README "JSON of a
+    // run"), from what was stored, so scripts read one shape.
+    std::fprintf(o.out, "%s\n", ReportJson(*data, Analyze(*data)).dump(2).c_str());
   } else {
     TerminalOptions to;
     to.color = o.color;

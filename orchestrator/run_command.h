@@ -16,7 +16,7 @@ struct RunOptions {
   std::string db_path;              // "" = DefaultStorePath()
   std::vector<std::string> stages;  // empty = inventory's, else default
   std::string limit;                // hostlist of nodes to keep, "" = all
-  bool json = false;                // JSON on stdout instead of the summary
+  bool json = false;                // report --json's JSON instead of the summary
   int64_t rerun_failed = 0;         // only what failed in this run; 0 = off
   bool dry_run = false;             // print the plan, contact nothing
   int fanout = 0;                   // 0 = inventory's ssh.fanout
@@ -28,9 +28,12 @@ struct RunOptions {
   std::FILE* err = stderr;
   // Tests inject a transport; nullptr = by the inventory's name.
   Transport* transport = nullptr;
+  // Where the inventory's nodes_from_env is read: main gives the process's
+  // (ProcessEnvironment); empty = no variable is set.
+  Environment environment;
 };
 
-// Returns the exit code of DESIGN.md: 0 ok, 1 failed or hung, 2 bad
+// Returns the exit code (common/outcome.h): 0 ok, 1 failed or hung, 2 bad
 // inventory or arguments, 3 too little of the cluster reached, 130 on
 // SIGINT/SIGTERM (InterruptFlag()).
 int RunClusterCheck(const RunOptions& options);

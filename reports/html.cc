@@ -169,7 +169,6 @@ void NodeChecks(std::ostringstream& o, const RunData& d) {
   std::vector<const NodeResult*> rs;
   size_t total = 0;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     ++total;
     if (r.outcome != Outcome::kPass) rs.push_back(&r);
   }

@@ -79,7 +79,6 @@ std::string RenderJunit(const RunData& d) {
     return suites[it->second];
   };
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;  // verdicts, not checks; the pairs carry them
     std::string msg = r.message.empty() ? OutcomeName(r.outcome) : r.message;
     suite(r.stage).Add(
         {r.stage + "." + r.check, r.node, r.outcome, msg, Detail(r.value, r.expected, r.evidence)});

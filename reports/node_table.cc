@@ -37,7 +37,6 @@ std::vector<NodeRow> BuildNodeTable(const RunData& d) {
     if (it != at.end()) rows[it->second].worst = Worse(rows[it->second].worst, o);
   };
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     auto it = at.find(r.node);
     if (it == at.end()) continue;
     rows[it->second].counts.Add(r.outcome);

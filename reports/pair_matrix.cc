@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/hostlist.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {
@@ -80,7 +81,7 @@ std::vector<Raw> Collect(const RunData& d) {
     for (const auto& [s, t] : dirs) {
       if (s != t && dirs.count({t, s})) raw.directed = true;
     }
-    raw.directed = raw.directed || raw.stage == "ports";
+    raw.directed = raw.directed || PairsDirected(raw.stage);
     std::map<std::string, size_t> at;
     for (size_t k = 0; k < raw.nodes.size(); ++k) at[raw.nodes[k]] = k;
     for (const auto* r : results[i]) {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "common/hostlist.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
+#include "orchestrator/stages/ports/stored_verdict.h"
 
 namespace cc::testdata {
 namespace {
@@ -63,6 +63,8 @@ class Writer {
     r.at = Next();
     Check(store_.AddPairResult(r));
   }
+
+  void Record(const Verdict& v) { Check(store_.AddVerdict(run_, v, Next())); }
 
   void Put(const std::string& node, bool reachable, const std::string& error, json facts) {
     NodeRecord n;
@@ -203,7 +205,7 @@ void FaultyParityAndNics(Writer& w) {
 }
 
 // As the ports stage stores it: a listen result per node, every probe,
-// then its own attribution (AttributePorts) as "verdict:<kind>" rows.
+// then its own attribution (AttributePorts) as verdicts.
 void FaultyPorts(Writer& w) {
   auto nodes = Names(5);
   for (const auto& n : nodes) {
@@ -231,20 +233,7 @@ void FaultyPorts(Writer& w) {
       }
     }
   }
-  for (const PortVerdict& v : AttributePorts(nodes, cells, {})) {
-    json ev = v.evidence;
-    ev["kind"] = v.kind;
-    ev["nodes"] = v.nodes;
-    ev["next_step"] = v.next_step;
-    json pairs = json::array();
-    for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
-    ev["node_pairs"] = pairs;
-    std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
-                       : v.kind == "one-way" || v.kind == "pair"          ? v.nodes.at(0)
-                                                                          : FoldHostlist(v.nodes);
-    w.Node("ports", node, "verdict:" + v.kind, v.severity, FormatTcpPorts(v.ports), "", v.message,
-           ev);
-  }
+  for (const PortVerdict& v : AttributePorts(nodes, cells, {})) w.Record(StoredVerdict(v));
 }
 
 void FaultyNcclAndMpi(Writer& w) {

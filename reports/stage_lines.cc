@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/hostlist.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {
@@ -44,7 +45,6 @@ std::vector<std::string> StageOrder(const RunData& d) {
 std::string RenderStageLines(const RunData& d) {
   std::map<std::string, StageSummary> per_stage;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     StageSummary& s = per_stage[r.stage];
     s.counts.Add(r.outcome);
     // A pass with a message worth reading is one that describes (e.g. the

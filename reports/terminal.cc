@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/hostlist.h"
+#include "orchestrator/stages/stages.h"
 #include "reports/pair_matrix.h"
 #include "reports/retests.h"
 #include "reports/unfinished_run.h"
@@ -104,35 +105,6 @@ void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& op
   }
 }
 
-// The nics stage's recommendation as lines to paste, the bad nodes on the
-// chosen network and the excluded subnets, each with its reason
-// (orchestrator/stages/nics/nic_recommend.h SelectionJson).
-void NicsSummary(std::ostringstream& o, const nlohmann::json& n) {
-  if (!n.is_object() || !n.contains("env_lines")) return;
-  auto str = [](const nlohmann::json& j, const char* k) {
-    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
-  };
-  bool chosen = n.contains("subnet") && n["subnet"].is_string();
-  o << "\nnics: " << (chosen ? "" : "nothing to recommend: ") << str(n, "reason") << "\n";
-  for (const auto& l : n["env_lines"]) {
-    if (l.is_string()) o << "  " << l.get<std::string>() << "\n";
-  }
-  for (const auto& sub : n.value("subnets", nlohmann::json::array())) {
-    if (!sub.is_object()) continue;
-    if (chosen && str(sub, "subnet") == n["subnet"].get<std::string>()) {
-      for (const auto& p : sub.value("problems", nlohmann::json::array())) {
-        if (p.is_object()) o << "  " << str(p, "outcome") << ": " << str(p, "message") << "\n";
-      }
-    }
-    if (!str(sub, "excluded").empty()) {
-      o << "  excluded " << str(sub, "subnet") << ": " << str(sub, "excluded") << "\n";
-    }
-  }
-  for (const auto& note : n.value("notes", nlohmann::json::array())) {
-    if (note.is_string()) o << "  note: " << note.get<std::string>() << "\n";
-  }
-}
-
 void StageCounts(std::ostringstream& o, const RunData& d) {
   o << "\nstages\n";
   std::vector<std::string> order;
@@ -140,7 +112,6 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   std::map<std::string, std::set<std::string>> stage_nodes;
   std::map<std::string, size_t> stage_pairs;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     if (!per_stage.count(r.stage)) order.push_back(r.stage);
     per_stage[r.stage].Add(r.outcome);
     if (r.node != "*") stage_nodes[r.stage].insert(r.node);
@@ -171,22 +142,19 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
   if (d.run.meta.contains("bytes_pushed")) {
     o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
   }
-  // How many NCCL runs naming the bad node(s) took (nccl_stage.cc).
-  const auto& nccl = d.run.meta.contains("nccl") ? d.run.meta["nccl"] : nlohmann::json();
-  if (nccl.is_object() && nccl.contains("isolation") && nccl["isolation"].is_object()) {
-    const auto& iso = nccl["isolation"];
-    int runs = iso.value("runs_after_cluster", 0);
-    if (runs > 0) {
-      o << "  nccl isolation: " << runs << " NCCL runs (" << iso.value("pair_probes", 0)
-        << " pair probes, " << iso.value("group_tests", 0) << " group tests in "
-        << iso.value("group_rounds", 0) << " rounds) of " << nccl.value("tests", 0)
-        << " NCCL tests in all\n";
-    }
+  // What each stage says about its own run meta: lines here, sections
+  // after (StageSpec::summarize).
+  std::string sections;
+  for (const StageSpec* spec : StageSpecs()) {
+    if (!spec->summarize) continue;
+    StageTerminalNotes s = spec->summarize(d.run.meta.value(spec->name, nlohmann::json()));
+    for (const auto& line : s.lines) o << "  " << line << "\n";
+    sections += s.section;
   }
   if (d.run.meta.contains("warnings")) {
     for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
   }
-  NicsSummary(o, d.run.meta.value("nics", nlohmann::json()));
+  o << sections;
 }
 
 }  // namespace
@@ -215,11 +183,14 @@ std::string VerdictLine(const RunData& d) {
   // A stage's own failing verdict whose results are not failures (a node
   // lost mid-stage: its unjudged probes are skips) still fails the run.
   std::set<std::string> verdict_nodes;
+  for (const auto& v : d.verdicts) {
+    if (v.severity == Outcome::kFail || v.severity == Outcome::kHang) {
+      verdict_nodes.insert(v.nodes.begin(), v.nodes.end());
+    }
+  }
   for (const auto& r : d.node_results) {
     bool bad = IsFailOrHang(r.outcome);
-    if (IsStageVerdict(r) && bad) verdict_nodes.insert(r.node);
-    if (IsStageVerdict(r) || r.node == "*") continue;
-    if (bad) bad_nodes.insert(r.node);
+    if (r.node != "*" && bad) bad_nodes.insert(r.node);
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {

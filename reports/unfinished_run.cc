@@ -36,7 +36,7 @@ std::string DescribeUnfinishedRun(const RunData& d) {
   std::map<std::string, OutcomeCounts> per_stage;
   std::string last;
   for (const auto& r : d.node_results) {
-    if (!IsStageVerdict(r)) per_stage[r.stage].Add(r.outcome);
+    per_stage[r.stage].Add(r.outcome);
     last = std::max(last, r.at);
   }
   for (const auto& r : d.pair_results) {

@@ -5,7 +5,7 @@
 # namespaces with their own sshd, a data network with MTU 9000 and a mgmt
 # network, and a docker0 bridge with the same 172.17.0.1 on every node, the
 # decoy that misleads NCCL_SOCKET_IFNAME), injects two faults operators
-# fight (DESIGN.md, "What operators fight"):
+# fight (README.md "make demo"):
 #   node3  a firewall that drops the rendezvous port tcp/29500 (MASTER_PORT)
 #   node5  its data NIC left at MTU 1500 where the network runs 9000
 # runs `clustercheck run`, prints the diagnosis, writes the HTML report and

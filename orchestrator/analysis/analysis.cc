@@ -14,7 +14,7 @@
 #include "orchestrator/analysis/analysis_internal.h"
 #include "orchestrator/analysis/verdict_next_step.h"
 #include "orchestrator/run/confirm.h"
-#include "orchestrator/stages/parity/parity.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace analysis {
@@ -23,7 +23,7 @@ NodeOrder::NodeOrder(const RunData& d) {
   auto add = [&](const std::string& n) { index_.emplace(n, index_.size()); };
   for (const auto& n : d.NodeNames()) add(n);
   for (const auto& r : d.node_results) {
-    if (r.node != "*" && !IsStageVerdict(r)) add(r.node);
+    if (r.node != "*") add(r.node);
   }
   for (const auto& r : d.pair_results) {
     add(r.src);
@@ -43,22 +43,18 @@ std::vector<std::string> NodeOrder::Sorted(const std::set<std::string>& nodes) c
   return out;
 }
 
-std::string PortPhrase(const std::string& check, const nlohmann::json& evidence) {
-  std::string proto = check, port;
-  if (auto slash = check.find('/'); slash != std::string::npos) {
-    proto = check.substr(0, slash);
-    port = check.substr(slash + 1);
-  }
-  if (evidence.is_object() && evidence.contains("port_range") &&
-      evidence["port_range"].is_string()) {
-    port = evidence["port_range"].get<std::string>();
-  }
-  return port.empty() ? proto : proto + " " + port;
-}
-
 std::string NodesPhrase(const std::vector<std::string>& nodes) {
   if (nodes.size() == 2) return nodes[0] + " and " + nodes[1];
   return FoldHostlist(nodes);
+}
+
+nlohmann::json SubnetMtusOf(const RunData& d) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const StageSpec* spec : StageSpecs()) {
+    if (!spec->subnet_mtus) continue;
+    out.update(spec->subnet_mtus(d.run.meta.value(spec->name, nlohmann::json())));
+  }
+  return out;
 }
 
 }  // namespace analysis
@@ -180,84 +176,23 @@ std::string OwnNextSteps(const std::vector<const NodeResult*>& rs, const json& s
   return JoinSteps(steps);
 }
 
-// Pass findings of a parity check carry the majority as their value.
-std::string MajorityOf(const RunData& d, const std::string& check) {
-  for (const auto& r : d.node_results) {
-    if (r.stage == "parity" && r.check == check && r.outcome == Outcome::kPass) {
-      return r.value;
-    }
-  }
-  return "";
-}
-
-void ParityVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
-  Groups<std::string> g;
-  for (const auto& r : d.node_results) {
-    if (r.stage != "parity") continue;
-    if (r.outcome != Outcome::kFail && r.outcome != Outcome::kWarn) continue;
-    g.Add(r.check, &r);
-  }
-  for (const auto& check : g.order) {
-    const auto& rs = g.members[check];
-    // Only a majority check has a majority; a rule's passing nodes merely
-    // satisfy it (driver_for_cuda passes with 550 on one node, 580 on another).
-    const ParityCheckKind check_kind = ParityCheckKindOf(check);
-    Verdict v;
-    v.kind = check_kind == ParityCheckKind::kRule  ? "incompatible"
-             : check_kind == ParityCheckKind::kPin ? "pin-mismatch"
-                                                   : "odd-version";
-    v.stage = "parity";
-    v.check = check;
-    v.severity = Outcome::kPass;
-    json values = json::object();
-    std::map<std::string, std::vector<std::string>> by_value;
-    for (const auto* r : rs) {
-      v.severity = Worse(v.severity, r->outcome);
-      values[r->node] = r->value;
-      by_value[r->value].push_back(r->node);
-    }
-    v.nodes = NodesOf(rs, order);
-    std::string expected = rs.front()->expected;
-    std::string majority = check_kind == ParityCheckKind::kMajority ? MajorityOf(d, check) : "";
-    if (expected.empty()) expected = majority;
-    std::string have;
-    for (const auto& [value, nodes] : by_value) {
-      have += std::string(have.empty() ? "" : ", ") + FoldHostlist(nodes) +
-              (nodes.size() == 1 ? " has " : " have ") + (value.empty() ? "nothing" : value);
-    }
-    v.summary = check + ": " + have;
-    if (!expected.empty()) v.summary += "; expected " + expected;
-    if (rs.size() == 1 && !rs.front()->message.empty()) {
-      v.summary += " (" + rs.front()->message + ")";
-    }
-    v.evidence = {
-        {"field", check}, {"expected", expected}, {"majority", majority}, {"values", values}};
-    std::string who = NodesPhrase(v.nodes);
-    std::string remedy = ParityNextStep(check, who, expected);
-    std::string own = OwnNextSteps(rs, nlohmann::json::object());
-    if (!own.empty()) {
-      v.next_step = own;
-    } else if (!remedy.empty()) {
-      v.next_step = remedy;
-    } else if (expected.empty()) {
-      v.next_step = "look at " + check + " on " + who + ": " + rs.front()->message;
-    } else {
-      v.next_step = "bring " + check + " on " + who + " to " + expected +
-                    " like the rest of the cluster, or drain " + who;
-    }
-    out.push_back(std::move(v));
-  }
-}
-
 std::string NodeNextStep(const NodeResult& r, const std::string& who) {
-  if (r.stage == "nics") {
-    return "check the cable and switch port of " + who + "'s " + r.check +
-           (r.value.empty() ? "" : " (" + r.value + ")");
-  }
-  if (r.stage == "nccl") {
-    return "drain " + who + " and look at its GPUs (nvidia-smi topo -m, dmesg for Xid)";
-  }
+  const StageSpec* spec = FindStageSpec(r.stage);
+  if (spec && spec->node_fail_next_step) return spec->node_fail_next_step(r, who);
   return "look at " + r.stage + "/" + r.check + " on " + who;
+}
+
+// A stage that judges its node results itself leaves the generic node
+// rules only its errors (StageSpec::node_verdicts).
+bool JudgedByItsStage(const NodeResult& r) {
+  const StageSpec* spec = FindStageSpec(r.stage);
+  return spec && spec->node_verdicts && r.outcome != Outcome::kError;
+}
+
+void StageNodeVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
+  for (const StageSpec* spec : StageSpecs()) {
+    if (spec->node_verdicts) spec->node_verdicts(d, order, out);
+  }
 }
 
 // Lists the unconfirmed results among `rs` for MarkUnconfirmed.
@@ -273,15 +208,15 @@ void NoteUnconfirmed(const std::vector<const NodeResult*>& rs, Verdict& v) {
 }
 
 // Hangs of node checks (connect hangs are connect verdicts), failing node
-// checks outside connect and parity, and checks that could not be tested.
+// checks outside connect and the stages that judge their own, and checks
+// that could not be tested.
 void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict>& out) {
-  const json subnet_mtu = SubnetMtus(d.run.meta.value("nics", json()));
+  const json subnet_mtu = analysis::SubnetMtusOf(d);
   using Key = std::tuple<std::string, std::string, std::string, Outcome, std::string>;
   Groups<Key> g;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r)) continue;
     if (r.stage == "connect" && r.check == "agent") continue;
-    if (r.stage == "parity" && r.outcome != Outcome::kError) continue;
+    if (JudgedByItsStage(r)) continue;
     if (r.outcome == Outcome::kPass || r.outcome == Outcome::kSkip) continue;
     if (analysis::ConfirmationOf(r.evidence) == kFlaky) continue;  // a flaky verdict
     // Hangs and errors group per check; failures also by what the node has.
@@ -339,53 +274,15 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   }
 }
 
-// A stage's own kinds in the vocabulary of analysis.h; unknown kinds are
-// kept as they are.
-std::string UnifiedKind(const std::string& stage_kind) {
-  static const std::map<std::string, std::string> kMap = {
-      {"nothing", "widespread"},     {"isolated", "bad-node"},
-      {"sender", "bad-node"},        {"receiver", "port-blocked"},
-      {"ephemeral", "port-blocked"}, {"port-everywhere", "port-blocked"},
-      {"pair", "bad-link"},          {"one-way", "one-way"},
-      {"wrong-host", "wrong-host"},  {"in-use", "in-use"}};
-  auto it = kMap.find(stage_kind);
-  return it == kMap.end() ? stage_kind : it->second;
-}
-
-// Stored "verdict:<kind>" rows become verdicts as they are; returns the
-// stages that attributed their own failures.
+// A stage's own verdicts are taken as they are (their nodes in run
+// order); returns the stages that attributed their own failures.
 std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
                                     std::vector<Verdict>& out) {
   std::set<std::string> stages;
-  for (const auto& r : d.node_results) {
-    if (!IsStageVerdict(r)) continue;
-    stages.insert(r.stage);
-    const json& e = r.evidence;
-    Verdict v;
-    std::string kind = r.check.substr(std::string("verdict:").size());
-    v.kind = UnifiedKind(kind);
-    v.severity = r.outcome;
-    v.stage = r.stage;
-    v.check = r.value;
-    v.summary = r.message;
-    std::set<std::string> nodes;
-    if (e.contains("nodes") && e["nodes"].is_array()) {
-      for (const auto& n : e["nodes"]) {
-        if (n.is_string()) nodes.insert(n.get<std::string>());
-      }
-    }
-    v.nodes = order.Sorted(nodes);
-    if (e.contains("node_pairs") && e["node_pairs"].is_array()) {
-      for (const auto& p : e["node_pairs"]) {
-        if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
-          v.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
-        }
-      }
-    }
-    v.next_step = e.value("next_step", std::string());
-    v.evidence = e;
-    v.evidence["stage_kind"] = kind;
-    for (const char* k : {"nodes", "node_pairs", "next_step", "kind"}) v.evidence.erase(k);
+  for (const Verdict& stored : d.verdicts) {
+    stages.insert(stored.stage);
+    Verdict v = stored;
+    v.nodes = order.Sorted(std::set<std::string>(stored.nodes.begin(), stored.nodes.end()));
     out.push_back(std::move(v));
   }
   return stages;
@@ -418,7 +315,7 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   std::vector<Verdict> out;
   ConnectVerdicts(data, order, out);
   NodeCheckVerdicts(data, order, out);
-  ParityVerdicts(data, order, out);
+  StageNodeVerdicts(data, order, out);
   auto attributed = StageVerdicts(data, order, out);
   analysis::AnalyzePairs(data, options, order, attributed, out);
   analysis::FlakyVerdicts(data, order, out);
@@ -439,22 +336,6 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
     return first_index(a) < first_index(b);
   });
   return out;
-}
-
-json VerdictToJson(const Verdict& v) {
-  json pairs = json::array();
-  for (const auto& [s, d] : v.pairs) pairs.push_back({s, d});
-  return json{{"kind", v.kind},        {"severity", OutcomeName(v.severity)},
-              {"stage", v.stage},      {"check", v.check},
-              {"nodes", v.nodes},      {"pairs", pairs},
-              {"summary", v.summary},  {"next_step", v.next_step},
-              {"evidence", v.evidence}};
-}
-
-json VerdictsToJson(const std::vector<Verdict>& verdicts) {
-  json a = json::array();
-  for (const auto& v : verdicts) a.push_back(VerdictToJson(v));
-  return a;
 }
 
 }  // namespace cc

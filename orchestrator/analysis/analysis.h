@@ -1,6 +1,7 @@
 // Analysis across stages: pure functions from a stored run (and optionally
-// a baseline run) to verdicts an operator acts on (DESIGN.md step 7). Each
-// verdict names the node or link, carries its evidence and a next step.
+// a baseline run) to verdicts an operator acts on (docs/architecture.md
+// "Data flow"). Each verdict names the node or link, carries its evidence
+// and a next step.
 //
 // Kinds, and the rule behind each:
 //   unreachable | auth-failed | host-key   connect stage failures, by reason
@@ -40,11 +41,10 @@
 // the port to open on a chain), before the stage's generic advice.
 //   wrong-host, in-use, ...   kinds only a stage's own attribution knows
 //
-// A stage that attributes its own pair failures stores them as
-// "verdict:<kind>" node results (run_data.h IsStageVerdict; the ports
-// stage does). They are taken as they are, their kinds mapped onto the
-// list above, and the pair rules are not run again for that stage (its
-// bandwidth and hangs still are).
+// A stage that attributes its own pair failures records them as verdicts
+// in the kinds above (RunData::verdicts; the ports and nccl stages do).
+// They are taken as they are, and the pair rules are not run again for
+// that stage (its bandwidth and hangs still are).
 //
 // Pure: no I/O; thread-safe.
 #pragma once
@@ -57,20 +57,9 @@
 #include "common/median.h"
 #include "common/outcome.h"
 #include "orchestrator/store/run_data.h"
+#include "orchestrator/store/verdict.h"
 
 namespace cc {
-
-struct Verdict {
-  std::string kind;  // see the list above
-  Outcome severity = Outcome::kFail;
-  std::vector<std::string> nodes;                          // the nodes it names, in run order
-  std::vector<std::pair<std::string, std::string>> pairs;  // src, dst
-  std::string stage;    // where it was seen ("connect", "ports", ...)
-  std::string check;    // "tcp/29500", "allreduce", "driver", ...
-  std::string summary;  // one line for people, names nodes folded
-  nlohmann::json evidence = nlohmann::json::object();  // pairs, values, logs
-  std::string next_step;                               // "drain gpu017", "open tcp 29500 on gpu003"
-};
 
 struct AnalysisOptions {
   // A pair whose value is below this fraction of its check's median is a
@@ -92,8 +81,5 @@ struct AnalysisOptions {
 // problems and bad nodes before links, versions last), then first node.
 // A pair explained by a bad node or a hang is not repeated as a link.
 std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options = {});
-
-nlohmann::json VerdictToJson(const Verdict& v);
-nlohmann::json VerdictsToJson(const std::vector<Verdict>& verdicts);
 
 }  // namespace cc

@@ -8,6 +8,7 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis/widespread.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc::analysis {
 namespace {
@@ -218,7 +219,7 @@ void FlakyNodeVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
   std::vector<Pair> keys;
   std::map<Pair, std::vector<const NodeResult*>> groups;
   for (const auto& r : d.node_results) {
-    if (IsStageVerdict(r) || ConfirmationOf(r.evidence) != kFlaky) continue;
+    if (ConfirmationOf(r.evidence) != kFlaky) continue;
     auto [it, fresh] = groups.try_emplace({r.stage, r.check});
     if (fresh) keys.push_back({r.stage, r.check});
     it->second.push_back(&r);

@@ -1,5 +1,6 @@
 // Helpers shared by analysis.cc (node verdicts) and analysis_pairs.cc
-// (pair and bandwidth verdicts). Not a public interface.
+// (pair and bandwidth verdicts), and with a stage's own verdict code
+// (StageSpec::node_verdicts). Not for reports.
 #pragma once
 
 #include <map>
@@ -62,8 +63,9 @@ void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
 // second finding: they become the flaky verdict's evidence "warnings".
 void FoldWarningsIntoFlaky(std::vector<Verdict>& out);
 
-// "tcp/29500" -> "tcp 29500"; a port range from the evidence wins.
-std::string PortPhrase(const std::string& check, const nlohmann::json& evidence);
+// The MTU most nodes of each subnet have, from the stages that measure
+// the cluster's networks (StageSpec::subnet_mtus), for verdict_next_step.h.
+nlohmann::json SubnetMtusOf(const RunData& data);
 
 // "gpu01", "gpu01 and gpu02", "gpu[01-04]" (folded).
 std::string NodesPhrase(const std::vector<std::string>& nodes);

@@ -13,6 +13,7 @@
 #include "orchestrator/analysis/verdict_next_step.h"
 #include "orchestrator/analysis/widespread.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc::analysis {
 namespace {
@@ -44,7 +45,7 @@ std::vector<CheckPairs> GroupByCheck(const RunData& d) {
   for (const auto& r : d.pair_results) {
     std::string check = MatrixCheck(r);
     auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
-    if (fresh) out.push_back({r.stage, check, {}, r.stage == "ports"});
+    if (fresh) out.push_back({r.stage, check, {}, PairsDirected(r.stage)});
     auto& slot = out[it->second].results[{r.src, r.dst}];
     if (!slot || OutcomeSeverity(r.outcome) > OutcomeSeverity(slot->outcome)) slot = &r;
   }
@@ -102,11 +103,33 @@ std::string OwnNextSteps(const std::vector<const PairResult*>& rs) {
   return JoinSteps(steps);
 }
 
+// A pair judged slow, with why ("45% of the median 20.0 GB/s").
+struct SlowPair {
+  const Link* link;
+  const PairResult* r;
+  std::vector<std::string> why;
+};
+
+// The slow pairs of one check, and per node how many of its pairs have a
+// value and how many of them are slow.
+struct SlowPairs {
+  double median = 0;
+  std::string unit;
+  std::vector<SlowPair> pairs;
+  std::map<std::string, int> valued, slow;
+};
+
 class CheckAnalysis {
  public:
   CheckAnalysis(const RunData& d, const AnalysisOptions& o, const NodeOrder& order,
                 const CheckPairs& c, std::vector<Verdict>& out)
-      : d_(d), o_(o), order_(order), c_(c), links_(Links(c, order)), out_(out) {}
+      : d_(d),
+        o_(o),
+        order_(order),
+        c_(c),
+        spec_(FindStageSpec(c.stage)),
+        links_(Links(c, order)),
+        out_(out) {}
 
   // `attributed`: the stage named its own bad nodes and links.
   void Run(bool attributed) {
@@ -151,17 +174,44 @@ class CheckAnalysis {
     }
   }
 
+  // The stage's words for a finding (StageSpec::word_pair_finding); all
+  // "" where it has none.
+  PairWording Word(PairFinding f) const {
+    if (!spec_ || !spec_->word_pair_finding) return {};
+    f.run = &d_;
+    f.check = c_.check;
+    return spec_->word_pair_finding(f);
+  }
+  static PairFinding Finding(PairPattern pattern, std::vector<std::string> nodes,
+                             const nlohmann::json& evidence = nlohmann::json::object()) {
+    PairFinding f;
+    f.pattern = pattern;
+    f.nodes = std::move(nodes);
+    f.evidence = evidence;
+    return f;
+  }
+
   void Bandwidth();
+  std::optional<SlowPairs> FindSlowPairs() const;
+  std::vector<std::string> WhySlow(const PairResult& r, double median) const;
+  void SlowCluster(const SlowPairs& s, size_t n_valued);
+  std::set<std::string> SlowNodes(const SlowPairs& s);
+  void SlowLinks(const SlowPairs& s, const std::set<std::string>& slow_nodes);
   void Hangs();
   void BadNodes();
+  std::string BadNodeNextStep(const std::string& node, const std::string& stage_step) const;
+  const PairResult* AnyBadPairOf(const std::string& node) const;
   void Widespread();
   void Rest();
-  std::string BadNodeNextStep(const std::string& node, bool in, bool outward) const;
+  const PairResult* OneWayDirection(const Link& l) const;
+  Verdict OneWay(const Link& l, const PairResult& r) const;
+  Verdict BadLink(const Link& l) const;
 
   const RunData& d_;
   const AnalysisOptions& o_;
   const NodeOrder& order_;
   const CheckPairs& c_;
+  const StageSpec* spec_;  // nullptr for a stage the table does not know
   std::vector<Link> links_;
   std::vector<Verdict>& out_;
   PairSet claimed_;
@@ -177,130 +227,150 @@ std::optional<double> BaselineValue(const RunData* base, const PairResult& r) {
   return std::nullopt;
 }
 
+// Judges the values of one check against its median, the floor and the
+// baseline run: slow cluster-wide, slow nodes, then slow links.
 void CheckAnalysis::Bandwidth() {
+  std::optional<SlowPairs> s = FindSlowPairs();
+  if (!s || s->pairs.empty()) return;
+  // Most pairs slow: the check is slow cluster-wide (a floor or a baseline
+  // says so), which no single node or link explains.
+  size_t n_valued = 0;
+  for (const auto& [n, k] : s->valued) n_valued += k;
+  if (s->pairs.size() * 4 > n_valued) {  // valued counts each pair twice
+    SlowCluster(*s, n_valued);
+    return;
+  }
+  SlowLinks(*s, SlowNodes(*s));
+}
+
+// nullopt when the check has no values, or values that are not rates.
+std::optional<SlowPairs> CheckAnalysis::FindSlowPairs() const {
   std::vector<double> values;
   // A flaky result keeps its failed first attempt's value: not a rate.
   for (const auto& [p, r] : c_.results) {
     if (r->value && r->outcome != Outcome::kHang && !IsFlaky(*r)) values.push_back(*r->value);
   }
-  if (values.empty()) return;
-  double median = Median(values);
-  std::string unit;
+  if (values.empty()) return std::nullopt;
+  SlowPairs s;
+  s.median = Median(values);
   for (const auto& [p, r] : c_.results) {
-    if (r->value) unit = r->unit;
+    if (r->value) s.unit = r->unit;
   }
   // Only rates are judged here (higher is better); a latency (the mpi
   // stage's "latency", in us) is not slow for being small.
-  if (unit == "us" || unit == "ms" || unit == "s") return;
-  struct SlowPair {
-    const Link* link;
-    const PairResult* r;
-    std::vector<std::string> why;
-  };
-  std::vector<SlowPair> slow;
-  std::map<std::string, int> valued, slow_count;
+  if (s.unit == "us" || s.unit == "ms" || s.unit == "s") return std::nullopt;
   for (const auto& l : links_) {
     for (const auto* r : l.results) {
       if (!r->value || r->outcome == Outcome::kHang || IsFlaky(*r)) continue;
-      ++valued[l.a];
-      ++valued[l.b];
-      double v = *r->value;
-      std::vector<std::string> why;
-      // A stage that judged the speed itself (evidence "speed": the mpi
-      // stage retests a suspect alone first) is taken at its word.
-      auto judged = r->evidence.find("speed");
-      bool stage_judged = judged != r->evidence.end() && judged->is_object();
-      if (stage_judged) {
-        if (judged->value("slow", false)) why.push_back(judged->value("why", "slow"));
-      } else if (v < o_.outlier_fraction * median) {
-        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / median))) +
-                      "% of the median " + Num(median) + " " + r->unit);
-      }
-      if (o_.min_busbw_gbps > 0 && r->unit == "GB/s" && v < o_.min_busbw_gbps) {
-        why.push_back("below the floor " + Num(o_.min_busbw_gbps) + " GB/s");
-      }
-      auto base = BaselineValue(o_.baseline, *r);
-      if (base && *base > 0 && v < o_.baseline_fraction * *base) {
-        why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / *base))) + "% of run " +
-                      std::to_string(o_.baseline->run.id) + "'s " + Num(*base) + " " + r->unit);
-      }
+      ++s.valued[l.a];
+      ++s.valued[l.b];
+      std::vector<std::string> why = WhySlow(*r, s.median);
       if (why.empty()) continue;
-      slow.push_back({&l, r, why});
-      ++slow_count[l.a];
-      ++slow_count[l.b];
+      s.pairs.push_back({&l, r, why});
+      ++s.slow[l.a];
+      ++s.slow[l.b];
     }
   }
-  if (slow.empty()) return;
-  // Most pairs slow: the check is slow cluster-wide (a floor or a baseline
-  // says so), which no single node or link explains.
-  size_t n_valued = 0;
-  for (const auto& [n, k] : valued) n_valued += k;
-  if (slow.size() * 4 > n_valued) {  // valued counts each pair twice
-    Verdict v = Make("bandwidth-outlier", Outcome::kWarn);
-    std::set<std::string> nodes;
-    for (const auto& s : slow) {
-      v.severity = Worse(v.severity, s.r->outcome);
-      v.pairs.push_back({s.r->src, s.r->dst});
-      json e = PairEvidence(*s.r);
-      e["why"] = s.why;
-      v.evidence["pairs"].push_back(e);
-      nodes.insert(s.link->a);
-      nodes.insert(s.link->b);
-      ClaimSlow(*s.link);
-    }
-    v.nodes = order_.Sorted(nodes);
-    v.evidence["median"] = median;
-    v.summary = What() + ": " + std::to_string(slow.size()) + " of " +
-                std::to_string(n_valued / 2) + " pairs are slow (" + slow[0].why[0] + ")";
-    v.next_step =
-        "check what all nodes share: the transport NCCL used, the selected "
-        "interface, the switch";
-    out_.push_back(std::move(v));
-    return;
+  return s;
+}
+
+// Why r's value is slow; empty when it is not.
+std::vector<std::string> CheckAnalysis::WhySlow(const PairResult& r, double median) const {
+  double v = *r.value;
+  std::vector<std::string> why;
+  // A stage that judged the speed itself (evidence "speed": the mpi
+  // stage retests a suspect alone first) is taken at its word.
+  auto judged = r.evidence.find("speed");
+  bool stage_judged = judged != r.evidence.end() && judged->is_object();
+  if (stage_judged) {
+    if (judged->value("slow", false)) why.push_back(judged->value("why", "slow"));
+  } else if (v < o_.outlier_fraction * median) {
+    why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / median))) +
+                  "% of the median " + Num(median) + " " + r.unit);
   }
-  // A node slow with (nearly) every partner is named once, as the node.
+  if (o_.min_busbw_gbps > 0 && r.unit == "GB/s" && v < o_.min_busbw_gbps) {
+    why.push_back("below the floor " + Num(o_.min_busbw_gbps) + " GB/s");
+  }
+  auto base = BaselineValue(o_.baseline, r);
+  if (base && *base > 0 && v < o_.baseline_fraction * *base) {
+    why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / *base))) + "% of run " +
+                  std::to_string(o_.baseline->run.id) + "'s " + Num(*base) + " " + r.unit);
+  }
+  return why;
+}
+
+void CheckAnalysis::SlowCluster(const SlowPairs& s, size_t n_valued) {
+  Verdict v = Make("bandwidth-outlier", Outcome::kWarn);
+  std::set<std::string> nodes;
+  for (const auto& p : s.pairs) {
+    v.severity = Worse(v.severity, p.r->outcome);
+    v.pairs.push_back({p.r->src, p.r->dst});
+    json e = PairEvidence(*p.r);
+    e["why"] = p.why;
+    v.evidence["pairs"].push_back(e);
+    nodes.insert(p.link->a);
+    nodes.insert(p.link->b);
+    ClaimSlow(*p.link);
+  }
+  v.nodes = order_.Sorted(nodes);
+  v.evidence["median"] = s.median;
+  v.summary = What() + ": " + std::to_string(s.pairs.size()) + " of " +
+              std::to_string(n_valued / 2) + " pairs are slow (" + s.pairs[0].why[0] + ")";
+  v.next_step =
+      "check what all nodes share: the transport NCCL used, the selected "
+      "interface, the switch";
+  out_.push_back(std::move(v));
+}
+
+// A node slow with (nearly) every partner is named once, as the node.
+std::set<std::string> CheckAnalysis::SlowNodes(const SlowPairs& s) {
   std::set<std::string> slow_nodes;
-  for (const auto& [n, k] : slow_count) {
-    if (k >= 2 && k >= o_.bad_node_fraction * valued[n]) slow_nodes.insert(n);
+  for (const auto& [n, k] : s.slow) {
+    if (k >= 2 && k >= o_.bad_node_fraction * s.valued.at(n)) slow_nodes.insert(n);
   }
   for (const auto& node : order_.Sorted(slow_nodes)) {
     Verdict v = Make("bandwidth-outlier", Outcome::kWarn);
     v.nodes = {node};
-    for (const auto& s : slow) {
-      if (s.link->a != node && s.link->b != node) continue;
-      v.severity = Worse(v.severity, s.r->outcome);
-      v.pairs.push_back({s.r->src, s.r->dst});
-      json e = PairEvidence(*s.r);
-      e["why"] = s.why;
+    for (const auto& p : s.pairs) {
+      if (p.link->a != node && p.link->b != node) continue;
+      v.severity = Worse(v.severity, p.r->outcome);
+      v.pairs.push_back({p.r->src, p.r->dst});
+      json e = PairEvidence(*p.r);
+      e["why"] = p.why;
       v.evidence["pairs"].push_back(e);
-      ClaimSlow(*s.link);
+      ClaimSlow(*p.link);
     }
-    v.evidence["median"] = median;
+    v.evidence["median"] = s.median;
     v.summary = What() + ": " + node + " is slow with " + std::to_string(v.pairs.size()) + " of " +
-                std::to_string(valued[node]) + " partners (median " + Num(median) + " " + unit +
-                ")";
+                std::to_string(s.valued.at(node)) + " partners (median " + Num(s.median) + " " +
+                s.unit + ")";
     v.next_step = "check " + node + "'s NIC (link speed, PCIe width, GPUDirect RDMA) and " +
                   "drain it if it stays slow";
     out_.push_back(std::move(v));
   }
-  for (const auto& s : slow) {
-    if (slow_nodes.count(s.link->a) || slow_nodes.count(s.link->b)) continue;
-    Verdict v = Make("bandwidth-outlier", Worse(Outcome::kWarn, s.r->outcome));
-    v.nodes = {s.link->a, s.link->b};
-    v.pairs.push_back({s.r->src, s.r->dst});
-    json e = PairEvidence(*s.r);
-    e["why"] = s.why;
+  return slow_nodes;
+}
+
+// The slow pairs no slow node explains, one verdict each.
+void CheckAnalysis::SlowLinks(const SlowPairs& s, const std::set<std::string>& slow_nodes) {
+  for (const auto& p : s.pairs) {
+    if (slow_nodes.count(p.link->a) || slow_nodes.count(p.link->b)) continue;
+    Verdict v = Make("bandwidth-outlier", Worse(Outcome::kWarn, p.r->outcome));
+    v.nodes = {p.link->a, p.link->b};
+    v.pairs.push_back({p.r->src, p.r->dst});
+    json e = PairEvidence(*p.r);
+    e["why"] = p.why;
     v.evidence["pairs"].push_back(e);
-    v.evidence["median"] = median;
-    v.summary = What() + " " + PairName(s.r->src, s.r->dst) + ": " + Num(*s.r->value) + " " +
-                s.r->unit + ", ";
-    for (size_t i = 0; i < s.why.size(); ++i) v.summary += (i ? ", " : "") + s.why[i];
-    std::string transport = s.r->evidence.value("transport", std::string());
-    v.next_step = "check the link between " + s.link->a + " and " + s.link->b + ": " +
+    v.evidence["median"] = s.median;
+    v.summary = What() + " " + PairName(p.r->src, p.r->dst) + ": " + Num(*p.r->value) + " " +
+                p.r->unit + ", ";
+    for (size_t i = 0; i < p.why.size(); ++i) v.summary += (i ? ", " : "") + p.why[i];
+    std::string transport = p.r->evidence.value("transport", std::string());
+    v.next_step = "check the link between " + p.link->a + " and " + p.link->b + ": " +
                   (transport.empty() ? "the transport NCCL used (NET/IB with GDRDMA expected)"
                                      : "NCCL used " + transport) +
                   ", link speeds, switch port counters";
-    ClaimSlow(*s.link);
+    ClaimSlow(*p.link);
     out_.push_back(std::move(v));
   }
 }
@@ -341,25 +411,24 @@ void CheckAnalysis::Hangs() {
   }
   v.next_step = "rerun " + c_.stage + " on " + FoldHostlist(v.nodes) +
                 " with NCCL_DEBUG=INFO and look for Xid errors in dmesg on those nodes";
-  if (c_.stage == "ports") {
-    v.next_step = "look for a stuck listener or agent on " + FoldHostlist(v.nodes);
-  }
+  PairWording w = Word(Finding(PairPattern::kHang, v.nodes));
+  if (!w.next_step.empty()) v.next_step = w.next_step;
   out_.push_back(std::move(v));
 }
 
-std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only,
-                                           bool out_only) const {
+std::string CheckAnalysis::BadNodeNextStep(const std::string& node,
+                                           const std::string& stage_step) const {
   // The cause, where the evidence names it: the node's own failing checks
-  // of this stage (nics: the MTU to set on its interface), else the one
-  // step that all its failing pairs agree on.
+  // of this stage (the MTU to set on its interface), else the one step
+  // that all its failing pairs agree on, else the stage's advice.
   std::vector<const NodeResult*> own;
   for (const auto& r : d_.node_results) {
-    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome) && !IsStageVerdict(r)) {
+    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome)) {
       own.push_back(&r);
     }
   }
   std::vector<std::string> steps;
-  const json subnet_mtu = SubnetMtus(d_.run.meta.value("nics", json()));
+  const json subnet_mtu = SubnetMtusOf(d_);
   for (const auto* r : own) steps.push_back(NextStepFromEvidence(r->evidence, node, subnet_mtu));
   if (std::string s = JoinSteps(steps); !s.empty()) return s;
   std::set<std::string> pair_steps;
@@ -371,26 +440,17 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node, bool in_only
     pair_steps.insert(s);
   }
   if (all_have && pair_steps.size() == 1) return *pair_steps.begin();
-  if (c_.stage == "ports") {
-    const PairResult* any = nullptr;
-    for (const auto& [p, r] : c_.results) {
-      if ((p.first == node || p.second == node) && IsBad(r->outcome)) any = r;
-    }
-    std::string port = PortPhrase(c_.check, any ? any->evidence : json::object());
-    if (in_only) return "open " + port + " inbound on " + node + "'s firewall";
-    if (out_only) return "check " + node + "'s outbound firewall and routes for " + port;
-    return "check " + node + "'s firewall for " + port + " in both directions";
-  }
-  if (c_.stage == "nics") {
-    for (const auto& r : d_.node_results) {
-      if (r.node == node && r.stage == "nics" && IsBad(r.outcome)) {
-        return "check the cable and switch port of " + node + "'s " + r.check +
-               (r.value.empty() ? "" : " (" + r.value + ")");
-      }
-    }
-    return "check " + node + "'s interfaces and cabling";
-  }
+  if (!stage_step.empty()) return stage_step;
   return "drain " + node + " and test it alone";
+}
+
+// The last failing result of `node` in this check, nullptr for none.
+const PairResult* CheckAnalysis::AnyBadPairOf(const std::string& node) const {
+  const PairResult* any = nullptr;
+  for (const auto& [p, r] : c_.results) {
+    if ((p.first == node || p.second == node) && IsBad(r->outcome)) any = r;
+  }
+  return any;
 }
 
 void CheckAnalysis::BadNodes() {
@@ -440,10 +500,16 @@ void CheckAnalysis::BadNodes() {
     std::string count = std::to_string(n_bad) + " of " + std::to_string(tested[node]);
     bool in_only = c_.directed && in && !out;
     bool out_only = c_.directed && out && !in;
-    if (c_.stage == "ports" && in_only) {
-      v.kind = "port-blocked";
-      v.summary = node + " does not accept " + c_.check + " from its peers (" + how + " from " +
-                  count + ")";
+    const PairResult* any = AnyBadPairOf(node);
+    PairFinding f = Finding(PairPattern::kBadNode, {node}, any ? any->evidence : json::object());
+    f.receiver_only = in_only;
+    f.sender_only = out_only;
+    f.states = how;
+    f.count = count;
+    PairWording w = Word(f);
+    if (!w.kind.empty()) v.kind = w.kind;
+    if (!w.summary.empty()) {
+      v.summary = w.summary;
     } else if (out_only) {
       v.summary = node + " fails " + What() + " as the sender to " + count + " peers (" + how + ")";
     } else {
@@ -451,7 +517,7 @@ void CheckAnalysis::BadNodes() {
                   ") while they pass with others";
     }
     v.evidence["states"] = states;
-    v.next_step = BadNodeNextStep(node, in_only, out_only);
+    v.next_step = BadNodeNextStep(node, w.next_step);
     out_.push_back(std::move(v));
   }
 }
@@ -468,7 +534,9 @@ void CheckAnalysis::Widespread() {
   }
   Spread s = JudgeSpread(tested, failed);
   if (!s.widespread) return;
-  Verdict v = Make(c_.stage == "ports" ? "port-blocked" : "widespread", Outcome::kFail);
+  PairWording w = Word(Finding(PairPattern::kWidespread, {}));
+  Verdict v = Make("widespread", Outcome::kFail);
+  if (!w.kind.empty()) v.kind = w.kind;
   constexpr size_t kExamples = 6;
   std::set<std::string> nodes;
   std::map<std::string, int> states;
@@ -507,15 +575,15 @@ void CheckAnalysis::Widespread() {
               std::to_string(static_cast<int>(std::lround(100 * s.share))) + "%, spread over " +
               std::to_string(s.nodes_touched) + " of " + std::to_string(s.nodes_tested) +
               " nodes; no node stands out)";
-  v.next_step = c_.stage == "ports" ? "open " + PortPhrase(c_.check, json::object()) +
-                                          " on every node (firewall), "
-                                          "and check that nothing else holds the port"
-                                    : "check what all nodes share: the selected interface "
-                                      "(NCCL_SOCKET_IFNAME), the switch, the " +
-                                          c_.stage + " configuration";
+  v.next_step = !w.next_step.empty() ? w.next_step
+                                     : "check what all nodes share: the selected interface "
+                                       "(NCCL_SOCKET_IFNAME), the switch, the " +
+                                           c_.stage + " configuration";
   out_.push_back(std::move(v));
 }
 
+// What no rule above named: one-way failures and bad links, then the
+// warnings and the pairs that could not be tested, one verdict each.
 void CheckAnalysis::Rest() {
   Verdict untested = Make("untested", Outcome::kError);
   Verdict warned = Make("warning", Outcome::kWarn);
@@ -535,52 +603,9 @@ void CheckAnalysis::Rest() {
       }
       continue;
     }
-    const PairResult* bad_dir = nullptr;
-    if (c_.directed && l.results.size() == 2) {
-      const auto *x = l.results[0], *y = l.results[1];
-      if (IsBad(x->outcome) && IsGood(y->outcome)) bad_dir = x;
-      if (IsBad(y->outcome) && IsGood(x->outcome)) bad_dir = y;
-    }
     Claim(l);
-    if (bad_dir) {
-      const auto& r = *bad_dir;
-      Verdict v = Make("one-way", r.outcome);
-      v.nodes = order_.Sorted({r.src, r.dst});
-      AddPairs(v, l, false);
-      v.summary = What() + " " + r.src + " -> " + r.dst + " fails" +
-                  (r.state.empty() ? "" : " (" + r.state + ")") + " while " + r.dst + " -> " +
-                  r.src + " passes";
-      v.next_step = c_.stage == "ports" ? "allow " + PortPhrase(c_.check, r.evidence) + " from " +
-                                              r.src + " in " + r.dst + "'s firewall"
-                                        : "check routes and filters from " + r.src + " to " + r.dst;
-      if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
-      out_.push_back(std::move(v));
-      continue;
-    }
-    Verdict v = Make("bad-link", Outcome::kFail);
-    v.nodes = {l.a, l.b};
-    for (const auto* r : l.results) v.severity = Worse(v.severity, r->outcome);
-    AddPairs(v, l, true);
-    const PairResult& r = *[&] {
-      for (const auto* x : l.results) {
-        if (IsBad(x->outcome)) return x;
-      }
-      return l.results.front();
-    }();
-    v.summary = What() + " fails between " + l.a + " and " + l.b +
-                (r.state.empty() ? "" : " (" + r.state + ")") +
-                (r.message.empty() ? "" : ": " + r.message) + "; both pass with others";
-    std::string dev = r.evidence.value("device", std::string());
-    if (c_.stage == "ports") {
-      v.next_step = "check the firewalls of " + l.a + " and " + l.b + " for " +
-                    PortPhrase(c_.check, r.evidence) + " between them";
-    } else if (!dev.empty()) {
-      v.next_step = "check the switch port of " + r.src + "'s " + dev;
-    } else {
-      v.next_step = "check the cables and switch ports between " + l.a + " and " + l.b;
-    }
-    if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
-    out_.push_back(std::move(v));
+    const PairResult* bad_dir = OneWayDirection(l);
+    out_.push_back(bad_dir ? OneWay(l, *bad_dir) : BadLink(l));
   }
   if (!warned.pairs.empty()) {
     warned.nodes = order_.Sorted(warned_nodes);
@@ -597,6 +622,57 @@ void CheckAnalysis::Rest() {
   const auto& first = untested.evidence["pairs"][0];
   untested.next_step = "fix what stopped the test: " + first.value("message", std::string("?"));
   out_.push_back(std::move(untested));
+}
+
+// Of a bad link of a directed check, the one direction that fails while
+// the other passes; nullptr when it is not one way.
+const PairResult* CheckAnalysis::OneWayDirection(const Link& l) const {
+  if (!c_.directed || l.results.size() != 2) return nullptr;
+  const auto *x = l.results[0], *y = l.results[1];
+  if (IsBad(x->outcome) && IsGood(y->outcome)) return x;
+  if (IsBad(y->outcome) && IsGood(x->outcome)) return y;
+  return nullptr;
+}
+
+Verdict CheckAnalysis::OneWay(const Link& l, const PairResult& r) const {
+  Verdict v = Make("one-way", r.outcome);
+  v.nodes = order_.Sorted({r.src, r.dst});
+  AddPairs(v, l, false);
+  v.summary = What() + " " + r.src + " -> " + r.dst + " fails" +
+              (r.state.empty() ? "" : " (" + r.state + ")") + " while " + r.dst + " -> " + r.src +
+              " passes";
+  PairWording w = Word(Finding(PairPattern::kOneWay, {r.src, r.dst}, r.evidence));
+  v.next_step = !w.next_step.empty() ? w.next_step
+                                     : "check routes and filters from " + r.src + " to " + r.dst;
+  if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
+  return v;
+}
+
+Verdict CheckAnalysis::BadLink(const Link& l) const {
+  Verdict v = Make("bad-link", Outcome::kFail);
+  v.nodes = {l.a, l.b};
+  for (const auto* r : l.results) v.severity = Worse(v.severity, r->outcome);
+  AddPairs(v, l, true);
+  const PairResult& r = *[&] {
+    for (const auto* x : l.results) {
+      if (IsBad(x->outcome)) return x;
+    }
+    return l.results.front();
+  }();
+  v.summary = What() + " fails between " + l.a + " and " + l.b +
+              (r.state.empty() ? "" : " (" + r.state + ")") +
+              (r.message.empty() ? "" : ": " + r.message) + "; both pass with others";
+  std::string dev = r.evidence.value("device", std::string());
+  PairWording w = Word(Finding(PairPattern::kBadLink, {l.a, l.b}, r.evidence));
+  if (!w.next_step.empty()) {
+    v.next_step = w.next_step;
+  } else if (!dev.empty()) {
+    v.next_step = "check the switch port of " + r.src + "'s " + dev;
+  } else {
+    v.next_step = "check the cables and switch ports between " + l.a + " and " + l.b;
+  }
+  if (std::string own = OwnNextSteps(l.results); !own.empty()) v.next_step = own;
+  return v;
 }
 
 }  // namespace

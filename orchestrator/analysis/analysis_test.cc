@@ -402,19 +402,16 @@ TEST(Analysis, ErroredPairsAreUntestedNotFailures) {
 TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
   RunData d = Cluster(5);
   AllPorts(d, 5, [](int, int b) { return b == 3 ? Outcome::kFail : Outcome::kPass; });
-  NodeResult v;
-  v.node = "n3";
+  Verdict v;
+  v.kind = "port-blocked";
   v.stage = "ports";
-  v.check = "verdict:receiver";
-  v.outcome = Outcome::kFail;
-  v.value = "tcp/29500";
-  v.message = "n3 drops tcp/29500 from every peer";
-  v.evidence = {{"kind", "receiver"},
-                {"nodes", {"n3"}},
-                {"next_step", "open tcp 29500 in n3's INPUT chain"},
-                {"node_pairs", nlohmann::json::array({nlohmann::json::array({"n1", "n3"}),
-                                                      nlohmann::json::array({"n2", "n3"})})}};
-  d.node_results.push_back(v);
+  v.check = "tcp/29500";
+  v.nodes = {"n3"};
+  v.pairs = {{"n1", "n3"}, {"n2", "n3"}};
+  v.summary = "n3 drops tcp/29500 from every peer";
+  v.next_step = "open tcp 29500 in n3's INPUT chain";
+  v.evidence = {{"stage_kind", "receiver"}};
+  d.verdicts.push_back(v);
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "port-blocked");
@@ -423,7 +420,7 @@ TEST(Analysis, AStagesOwnVerdictsAreTakenAsTheyAreAndItsPairsNotJudgedAgain) {
   EXPECT_EQ(vs[0].next_step, "open tcp 29500 in n3's INPUT chain");
   EXPECT_EQ(vs[0].pairs.size(), 2u);
   EXPECT_EQ(vs[0].evidence["stage_kind"], "receiver");
-  EXPECT_EQ(CountOutcomes(d).fail, 4) << "the verdict row is not a check";
+  EXPECT_EQ(CountOutcomes(d).fail, 4) << "a verdict is not a check";
 }
 
 TEST(Analysis, FailuresSpreadEvenlyOverTheClusterAreOneWidespreadVerdict) {
@@ -529,14 +526,14 @@ TEST(Analysis, ANodeBadInSeveralStagesIsOneVerdictWithItsSymptoms) {
                                     {"problems", {{{"kind", "down"}, {"nic", "eth0"}}}}};
   AllPairs(d, 4, "nics", "tcp:10.0.0.0/24",
            [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
-  NodeResult isolated;
-  isolated.node = "n4";
+  Verdict isolated;
+  isolated.kind = "bad-node";
   isolated.stage = "ports";
-  isolated.check = "verdict:isolated";
-  isolated.outcome = Outcome::kFail;
-  isolated.message = "n4 neither reaches nor is reached by any peer on any port";
-  isolated.evidence = {{"nodes", {"n4"}}, {"next_step", "look at n4's link"}};
-  d.node_results.push_back(isolated);
+  isolated.nodes = {"n4"};
+  isolated.summary = "n4 neither reaches nor is reached by any peer on any port";
+  isolated.next_step = "look at n4's link";
+  isolated.evidence = {{"stage_kind", "isolated"}};
+  d.verdicts.push_back(isolated);
   auto vs = Analyze(d);
   ASSERT_EQ(vs.size(), 1u) << Kinds(vs);
   EXPECT_EQ(vs[0].kind, "bad-node");

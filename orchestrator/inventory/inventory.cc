@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -177,7 +178,7 @@ std::string Stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-void ParseTop(const toml::table& root, Inventory& inv, ErrorList& err) {
+void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err) {
   static const std::vector<std::string> kKeys = {"name",     "transport", "ssh",
                                                  "defaults", "groups",    "nodes",
                                                  "expect",   "stages",    "nodes_from_env"};
@@ -203,14 +204,29 @@ void ParseTop(const toml::table& root, Inventory& inv, ErrorList& err) {
     }
     // defaults, groups, nodes, nodes_from_env: BuildNodes, after [ssh].
   }
-  BuildNodes(root, inv, err);
+  BuildNodes(root, inv, env, err);
 }
 
 std::string DisplayPath(const std::string& path) { return path.empty() ? "<inventory>" : path; }
 
 }  // namespace
 
-Result<Inventory> ParseInventory(const std::string& text, const std::string& path) {
+std::optional<std::string> ProcessEnvironment(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+Environment EnvironmentOf(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+Result<Inventory> ParseInventory(const std::string& text, const std::string& path,
+                                 const Environment& env) {
   Inventory inv;
   inv.path = path;
   inv.name = Stem(path);
@@ -229,12 +245,12 @@ Result<Inventory> ParseInventory(const std::string& text, const std::string& pat
     err.Add(e.source(), "", "TOML syntax error: " + std::string(e.description()));
     return err.ToStatus();
   }
-  ParseTop(root, inv, err);
+  ParseTop(root, inv, env ? env : EnvironmentOf({}), err);
   if (!err.empty()) return err.ToStatus();
   return inv;
 }
 
-Result<Inventory> LoadInventory(const std::string& path) {
+Result<Inventory> LoadInventory(const std::string& path, const Environment& env) {
   auto fail = [&](const std::string& why) {
     return Status::BadInventory(DisplayPath(path) + ": cannot read inventory: " + why);
   };
@@ -266,7 +282,7 @@ Result<Inventory> LoadInventory(const std::string& path) {
     if (text.size() > kMaxInventoryBytes) break;  // ParseInventory refuses it
   }
   ::close(fd);
-  return ParseInventory(text, path);
+  return ParseInventory(text, path, env);
 }
 
 Status LimitNodes(Inventory& inventory, const std::string& hostlist) {

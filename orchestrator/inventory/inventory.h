@@ -12,6 +12,7 @@
 //   [stages]    run = ["facts", "parity"]; [stages.<name>] settings
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -73,11 +74,22 @@ struct Inventory {
   nlohmann::json StageSettings(const std::string& stage) const;
 };
 
-// Parses TOML text. `path` is used in messages only. On error: kBadInventory
-// with "path:line:column: key.path: what is wrong".
-Result<Inventory> ParseInventory(const std::string& text, const std::string& path);
+// One environment variable's value; nullopt when it is not set. The
+// inventory's only view of the environment (nodes_from_env): main gives
+// the process's (ProcessEnvironment), tests their own (EnvironmentOf).
+using Environment = std::function<std::optional<std::string>(const std::string& name)>;
+// getenv.
+std::optional<std::string> ProcessEnvironment(const std::string& name);
+// Exactly `vars`, nothing else set.
+Environment EnvironmentOf(std::map<std::string, std::string> vars);
+
+// Parses TOML text. `path` is used in messages only; nodes_from_env is read
+// from `env` (none set when empty). On error: kBadInventory with
+// "path:line:column: key.path: what is wrong".
+Result<Inventory> ParseInventory(const std::string& text, const std::string& path,
+                                 const Environment& env = {});
 // Reads and parses a file (kBadInventory when it cannot be read, too).
-Result<Inventory> LoadInventory(const std::string& path);
+Result<Inventory> LoadInventory(const std::string& path, const Environment& env);
 
 // Keeps only the nodes whose names are in `names` (hostlist syntax, comma
 // separated). kBadArgument naming any that the inventory lacks.

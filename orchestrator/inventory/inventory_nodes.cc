@@ -3,7 +3,6 @@
 // [[nodes]] entry. A node belongs to at most one group and has at most one
 // [[nodes]] entry.
 #include <algorithm>
-#include <cstdlib>
 #include <tuple>
 
 #include "common/hostlist.h"
@@ -87,7 +86,8 @@ struct Declared {
 };
 
 struct Builder {
-  explicit Builder(ErrorList& e) : err(e) {}
+  Builder(const Environment& environment, ErrorList& e) : env(environment), err(e) {}
+  const Environment& env;
   ErrorList& err;
   NodeOverrides defaults;
   std::vector<NodeOverrides> group_settings;  // stable after reserve()
@@ -122,16 +122,16 @@ struct Builder {
   void FromEnv(const toml::node& value) {
     std::optional<std::string> var = GetString(value, "nodes_from_env", err);
     if (!var) return;
-    const char* list = std::getenv(var->c_str());
-    if (list == nullptr || *list == '\0') {
+    std::optional<std::string> list = env(*var);
+    if (!list || list->empty()) {
       err.Add(value.source(), "nodes_from_env",
-              "environment variable " + *var + " is " + (list == nullptr ? "not set" : "empty"));
+              "environment variable " + *var + " is " + (list ? "empty" : "not set"));
       return;
     }
-    Result<std::vector<std::string>> names = ExpandHostlist(list);
+    Result<std::vector<std::string>> names = ExpandHostlist(*list);
     if (!names.ok()) {
       err.Add(value.source(), "nodes_from_env",
-              "bad hostlist in $" + *var + " " + Shown(list) + ": " + names.status().message());
+              "bad hostlist in $" + *var + " " + Shown(*list) + ": " + names.status().message());
       return;
     }
     for (const std::string& n : *names) {
@@ -266,8 +266,8 @@ void Apply(const NodeOverrides& o, Node& n) {
 
 }  // namespace
 
-void BuildNodes(const toml::table& root, Inventory& inv, ErrorList& err) {
-  Builder b(err);
+void BuildNodes(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err) {
+  Builder b(env, err);
   if (const toml::node* d = root.get("defaults")) {
     if (const toml::table* t = GetTable(*d, "defaults", err)) {
       b.defaults = ParseNodeSettings(*t, "defaults", SettingsTable::kDefaults, err);

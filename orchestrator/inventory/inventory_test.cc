@@ -2,8 +2,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "build_paths.h"
@@ -14,15 +14,15 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-Inventory Parse(const std::string& text) {
-  Result<Inventory> r = ParseInventory(text, "pod.toml");
+Inventory Parse(const std::string& text, const Environment& env = {}) {
+  Result<Inventory> r = ParseInventory(text, "pod.toml", env);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : Inventory{};
 }
 
 // The whole message of a parse that must fail with kBadInventory.
-std::string Error(const std::string& text) {
-  Result<Inventory> r = ParseInventory(text, "pod.toml");
+std::string Error(const std::string& text, const Environment& env = {}) {
+  Result<Inventory> r = ParseInventory(text, "pod.toml", env);
   EXPECT_FALSE(r.ok()) << "parsed unexpectedly:\n" << text;
   if (r.ok()) return "";
   EXPECT_EQ(r.status().kind(), ErrorKind::kBadInventory);
@@ -216,24 +216,24 @@ TEST(Inventory, StringsWithoutAPathAreNamedInMessages) {
 }
 
 TEST(Inventory, UnreadableFileNamesThePath) {
-  Result<Inventory> r = LoadInventory("/nonexistent/pod.toml");
+  Result<Inventory> r = LoadInventory("/nonexistent/pod.toml", {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().kind(), ErrorKind::kBadInventory);
   EXPECT_EQ(r.status().message(),
             "/nonexistent/pod.toml: cannot read inventory: No such file or "
             "directory; to describe a cluster, copy inventories/example.toml and "
             "edit it (inventories/local.toml checks this machine alone)");
-  r = LoadInventory("/tmp");
+  r = LoadInventory("/tmp", {});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("/tmp: cannot read inventory: "
                                               "not a regular file"));
 }
 
 TEST(Inventory, NodesFromUnsetEnvironmentVariableIsAnError) {
-  unsetenv("CC_TEST_UNSET_NODELIST");
-  EXPECT_EQ(Error("nodes_from_env = \"CC_TEST_UNSET_NODELIST\"\n"),
+  EXPECT_EQ(Error("nodes_from_env = \"SLURM_JOB_NODELIST\"\n",
+                  EnvironmentOf({{"SLURM_NODELIST", "sn[01-03]"}})),
             "pod.toml:1:18: nodes_from_env: environment variable "
-            "CC_TEST_UNSET_NODELIST is not set");
+            "SLURM_JOB_NODELIST is not set");
 }
 
 // --- what a good inventory turns into ---
@@ -387,7 +387,6 @@ TEST(Inventory, Sha256IsOfTheFileBytes) {
 }
 
 TEST(Inventory, NodesFromEnvironment) {
-  setenv("CC_TEST_NODELIST", "sn[01-03]", 1);
   Inventory inv = Parse(R"(nodes_from_env = "CC_TEST_NODELIST"
 [[groups]]
 name = "g"
@@ -396,8 +395,8 @@ gpus = 2
 [[nodes]]
 name = "sn02"
 address = "10.1.1.2"
-)");
-  unsetenv("CC_TEST_NODELIST");
+)",
+                        EnvironmentOf({{"CC_TEST_NODELIST", "sn[01-03]"}}));
   ASSERT_EQ(inv.nodes.size(), 3u);
   EXPECT_EQ(inv.nodes[0].name, "sn01");
   EXPECT_EQ(inv.nodes[1].address, "10.1.1.2");
@@ -408,9 +407,9 @@ address = "10.1.1.2"
 TEST(Inventory, NodesFromSlurmJobNodelistInSlurmsHostlistSyntax) {
   // As Slurm sets it: zero-padded ranges, lists inside brackets, several
   // prefixes, a plain name.
-  setenv("CC_TEST_SLURM_NODELIST", "gpu[001-002,010],dgx-a[7-8],login1", 1);
-  Inventory inv = Parse("nodes_from_env = \"CC_TEST_SLURM_NODELIST\"\n");
-  unsetenv("CC_TEST_SLURM_NODELIST");
+  Inventory inv =
+      Parse("nodes_from_env = \"SLURM_JOB_NODELIST\"\n",
+            EnvironmentOf({{"SLURM_JOB_NODELIST", "gpu[001-002,010],dgx-a[7-8],login1"}}));
   std::vector<std::string> names;
   for (const Node& n : inv.nodes) names.push_back(n.name + "@" + n.address);
   EXPECT_THAT(names, ::testing::ElementsAre("gpu001@gpu001", "gpu002@gpu002", "gpu010@gpu010",
@@ -418,22 +417,34 @@ TEST(Inventory, NodesFromSlurmJobNodelistInSlurmsHostlistSyntax) {
 }
 
 TEST(Inventory, NodesFromAnEmptyEnvironmentVariableIsAnError) {
-  setenv("CC_TEST_EMPTY_NODELIST", "", 1);
-  std::string msg = Error("nodes_from_env = \"CC_TEST_EMPTY_NODELIST\"\n");
-  unsetenv("CC_TEST_EMPTY_NODELIST");
+  std::string msg = Error("nodes_from_env = \"CC_TEST_EMPTY_NODELIST\"\n",
+                          EnvironmentOf({{"CC_TEST_EMPTY_NODELIST", ""}}));
   EXPECT_EQ(msg,
             "pod.toml:1:18: nodes_from_env: environment variable "
             "CC_TEST_EMPTY_NODELIST is empty");
 }
 
 TEST(Inventory, NodesFromEnvironmentWithBadHostlist) {
-  setenv("CC_TEST_BAD_NODELIST", "sn[3-1]", 1);
-  std::string msg = Error("nodes_from_env = \"CC_TEST_BAD_NODELIST\"\n");
-  unsetenv("CC_TEST_BAD_NODELIST");
+  std::string msg = Error("nodes_from_env = \"CC_TEST_BAD_NODELIST\"\n",
+                          EnvironmentOf({{"CC_TEST_BAD_NODELIST", "sn[3-1]"}}));
   EXPECT_EQ(msg,
             "pod.toml:1:18: nodes_from_env: bad hostlist in "
             "$CC_TEST_BAD_NODELIST 'sn[3-1]': range 3-1 is reversed at "
             "position 4");
+}
+
+TEST(Inventory, NodesFromEnvironmentReadOnlyTheEnvironmentItIsGiven) {
+  const std::string toml = "nodes_from_env = \"PATH\"\n";
+  // PATH is set in this process, but an inventory parsed without an
+  // environment sees none.
+  EXPECT_THAT(Error(toml), HasSubstr("environment variable PATH is not set"));
+  EXPECT_EQ(Parse(toml, EnvironmentOf({{"PATH", "n[1-2]"}})).nodes.size(), 2u);
+}
+
+TEST(ProcessEnvironment, IsGetenv) {
+  ASSERT_NE(std::getenv("PATH"), nullptr);
+  EXPECT_EQ(ProcessEnvironment("PATH"), std::string(std::getenv("PATH")));
+  EXPECT_EQ(ProcessEnvironment("CC_TEST_NEVER_SET_ANYWHERE"), std::nullopt);
 }
 
 TEST(LimitNodes, KeepsOnlyTheNamedNodesInInventoryOrder) {
@@ -461,7 +472,7 @@ std::string SourceFile(const std::string& rel) {
 }
 
 TEST(ShippedInventories, LocalParses) {
-  Result<Inventory> r = LoadInventory(SourceFile("inventories/local.toml"));
+  Result<Inventory> r = LoadInventory(SourceFile("inventories/local.toml"), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->transport, "local");
   // Two "nodes" on loopback addresses, so that the pair stages have a pair;
@@ -474,7 +485,7 @@ TEST(ShippedInventories, LocalParses) {
 }
 
 TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {
-  Result<Inventory> r = LoadInventory(SourceFile("inventories/example.toml"));
+  Result<Inventory> r = LoadInventory(SourceFile("inventories/example.toml"), {});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const Inventory& inv = *r;
   ASSERT_EQ(inv.nodes.size(), 16u);

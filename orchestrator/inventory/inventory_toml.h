@@ -89,8 +89,9 @@ enum class SettingsTable { kDefaults, kGroup, kNode };
 NodeOverrides ParseNodeSettings(const toml::table& table, const std::string& path,
                                 SettingsTable kind, ErrorList& err);
 
-// Builds Inventory::nodes from nodes_from_env, [defaults], [[groups]] and
-// [[nodes]] of the document root. `inv.ssh` must already be parsed.
-void BuildNodes(const toml::table& root, Inventory& inv, ErrorList& err);
+// Builds Inventory::nodes from nodes_from_env (read from `env`), [defaults],
+// [[groups]] and [[nodes]] of the document root. `inv.ssh` must already be
+// parsed.
+void BuildNodes(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err);
 
 }  // namespace cc::inventory_internal

@@ -8,83 +8,11 @@ namespace cc {
 using Json = nlohmann::json;
 using K = StageSettingKey;
 
-const std::vector<std::string>& KnownStages() {
-  static const std::vector<std::string> kStages = {"facts", "parity", "nics", "ports",
-                                                   "nccl",  "mpi",    "sleep"};
-  return kStages;
-}
-
 bool IsKnownStage(std::string_view stage) {
   for (const std::string& s : KnownStages()) {
     if (s == stage) return true;
   }
   return false;
-}
-
-// One row per setting. Timeouts have a small positive minimum so that 0
-// ("no deadline") cannot sneak in: every blocking step has a deadline.
-const std::vector<StageSettingKey>& StageSettingKeys() {
-  static const std::vector<StageSettingKey> kKeys = {
-      {"facts", "timeout_s", K::kFloat, 0.001, "deadline for collecting one node's facts"},
-
-      {"parity", "ignore", K::kStringArray, 0, "fact names left out of the majority comparison"},
-
-      {"nics", "mtu_probe", K::kBool, 0, "probe the path MTU between nodes with DF-set packets"},
-      {"nics", "timeout_ms", K::kInt, 1, "deadline for one reachability probe"},
-      {"nics", "senders_per_receiver", K::kInt, 1,
-       "probes in flight per sender (default 8); each sender takes its peers in an "
-       "order rotated by its own place, so a receiver is probed by about this many "
-       "senders at once, whatever the cluster size"},
-      {"nics", "port", K::kInt, 0,
-       "port the agents listen on at every address, tcp and udp (default 29400; "
-       "a free one where taken; 0: always a free one)"},
-
-      {"ports", "ports", K::kPortList, 0,
-       "ports every node must accept from every other (ints or \"lo-hi\")"},
-      {"ports", "ephemeral_samples", K::kInt, 0, "how many ports of the ephemeral range to sample"},
-      {"ports", "timeout_ms", K::kInt, 1, "a connect that takes longer counts as filtered"},
-      {"ports", "parallel", K::kInt, 1, "connects in flight per node"},
-      {"ports", "senders_per_receiver", K::kInt, 1,
-       "senders probing one receiver at once, at most (default 8; fewer while connects slow)"},
-
-      {"nccl", "sizes", K::kSizeList, 0, "message sizes: \"8-256M\" (doubling) or a list of sizes"},
-      {"nccl", "iters", K::kInt, 1, "timed iterations per size"},
-      {"nccl", "warmup", K::kInt, 0, "untimed iterations per size"},
-      {"nccl", "timeout_s", K::kFloat, 0.001, "deadline for one test; a test past it is a hang"},
-      {"nccl", "require_net", K::kString, 0, "transport NCCL must use between nodes, e.g. \"IB\""},
-      {"nccl", "require_gdrdma", K::kBool, 0, "fail unless inter-node traffic uses GPUDirect RDMA"},
-      {"nccl", "gpus_per_node", K::kInt, 1, "ranks per node (default: all GPUs)"},
-      {"nccl", "launcher", K::kString, 0,
-       "how ranks start: \"agent\" (default) or \"mpirun\" (id by MPI_Bcast)"},
-      {"nccl", "env", K::kStringTable, 0, "extra environment for every rank"},
-      {"nccl", "min_busbw_gbps", K::kFloat, 0,
-       "a test below this busbw (GB/s, largest size) fails; 0 = no floor"},
-      {"nccl", "outlier_fraction", K::kFloat, 0.001,
-       "a pair below this fraction of the pairs' median busbw warns (0.8)"},
-      {"nccl", "phases", K::kStringArray, 0,
-       "phases to run: intra, pairs, cluster, isolate (default all)"},
-      {"nccl", "isolate_max_tests", K::kInt, 1,
-       "most NCCL tests the isolation may run (default 4 * nodes + 16)"},
-
-      {"mpi", "mpirun", K::kString, 0, "path of Open MPI's mpirun (default: from PATH)"},
-      {"mpi", "probe", K::kString, 0,
-       "clustercheck-mpi-probe on the nodes, the same path on each "
-       "(default: beside clustercheck)"},
-      {"mpi", "timeout_s", K::kFloat, 0.001,
-       "deadline for one mpirun; past it its process group is killed: hang"},
-      {"mpi", "pair_timeout_s", K::kFloat, 0.001,
-       "time per round of ping-pongs (and for the allreduce) inside the probe"},
-      {"mpi", "message_size", K::kString, 0, "bandwidth ping-pong size, e.g. \"4M\""},
-      {"mpi", "iters", K::kInt, 1, "timed ping-pong round trips per size"},
-      {"mpi", "btl_tcp_if_include", K::kString, 0,
-       "--mca btl_tcp_if_include (default: the nics stage's choice)"},
-      {"mpi", "oob_tcp_if_include", K::kString, 0,
-       "--mca oob_tcp_if_include (default: the nics stage's choice)"},
-      {"mpi", "extra_args", K::kStringArray, 0, "added to mpirun's argv before the probe"},
-
-      {"sleep", "seconds", K::kFloat, 0.001, "how long each agent stays busy"},
-  };
-  return kKeys;
 }
 
 const StageSettingKey* FindStageSettingKey(std::string_view stage, std::string_view key) {

@@ -1,8 +1,8 @@
 // The stages an inventory may name and the settings each accepts in its
-// [stages.<name>] table. A stage that grows a setting adds a row to the
-// table in stage_settings.cc; the inventory parser checks every key and
-// value against it, so a typo in an inventory is an error with a line
-// number, not a silently ignored setting.
+// [stages.<name>] table. A stage that grows a setting adds a row to its
+// StageSpec (orchestrator/stages/<name>/<name>_spec.cc); the inventory
+// parser checks every key and value against the rows, so a typo in an
+// inventory is an error with a line number, not a silently ignored setting.
 #pragma once
 
 #include <cstdint>
@@ -30,16 +30,22 @@ struct StageSettingKey {
   const char* stage;
   const char* key;
   Type type;
-  double min;  // lowest allowed value for kInt / kFloat; ignored otherwise
+  // Lowest allowed value for kInt / kFloat; ignored otherwise. Timeouts
+  // have a small positive minimum so that 0 ("no deadline") cannot sneak
+  // in: every blocking step has a deadline.
+  double min;
   const char* help;
+  // What an unset key means, as JSON ("29500", "[\"1M\"]", "true"); ""
+  // where the stage works it out per run ("every GPU the facts list").
+  const char* default_value = "";
 };
 
-// Known stages: facts, parity, nics, ports, nccl, mpi in their run order,
-// then diagnostic ones (sleep) that run only when asked for.
+// Known stages in their run order, then diagnostic ones that run only when
+// asked for. Defined by the stage table (orchestrator/stages/stages.cc).
 const std::vector<std::string>& KnownStages();
 bool IsKnownStage(std::string_view stage);
 
-// Every known (stage, key), grouped by stage.
+// Every known (stage, key), grouped by stage; from the stage table.
 const std::vector<StageSettingKey>& StageSettingKeys();
 // nullptr when the stage has no such key.
 const StageSettingKey* FindStageSettingKey(std::string_view stage, std::string_view key);

@@ -1,4 +1,4 @@
-// Confirmation before accusation (DESIGN.md step 7): no pair is accused on
+// Confirmation before accusation (docs/architecture.md): no pair is accused on
 // one attempt. A pair stage runs its first attempt in a burst; every `fail`
 // or `hang` is then tested again quietly (QuietRounds: no node is in two
 // pairs of one round, so one prober per receiver at a time), after the

@@ -66,10 +66,9 @@ Status Fleet::Prepare(const std::function<void(const NodeState&)>& on_done) {
   agent_name_ = "agent-" + Sha256Hex(agent_content_).substr(0, 16);
   SlidingWindow(states_.size(), options_.fanout, [&](size_t i) {
     NodeState& s = *states_[i];
-    auto start = std::chrono::steady_clock::now();
+    Clock::time_point start = clock().Now();
     PrepareOne(s);
-    s.prepare_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    s.prepare_ms = std::chrono::duration<double, std::milli>(clock().Now() - start).count();
     std::lock_guard<std::mutex> lock(callback_mu_);
     if (on_done) on_done(s);
   });
@@ -83,7 +82,7 @@ void Fleet::PrepareOne(NodeState& s) {
     s.step = "connect";
     return;
   }
-  auto conn = transport_.Connect(node, Deadline::InSeconds(node.ssh.connect_timeout_s));
+  auto conn = transport_.Connect(node, Deadline::InSeconds(clock(), node.ssh.connect_timeout_s));
   if (!conn.ok()) {
     s.status = conn.status();
     s.step = "connect";
@@ -101,7 +100,7 @@ void Fleet::PrepareOne(NodeState& s) {
   } else {
     s.agent_path = options_.agent_binary;
   }
-  auto agent = StartAgent(s, Deadline::InSeconds(options_.hello_timeout_s));
+  auto agent = StartAgent(s, Deadline::InSeconds(clock(), options_.hello_timeout_s));
   if (!agent.ok()) {
     s.status = agent.status();
     s.step = "hello";
@@ -122,7 +121,7 @@ Status Fleet::Push(NodeState& s) {
   auto probe =
       RunFramed(*s.connection,
                 "uname -m; stat -c %s " + ShellQuote(s.agent_path) + " 2>/dev/null || echo missing",
-                Deadline::InSeconds(node.ssh.command_timeout_s));
+                Deadline::InSeconds(clock(), node.ssh.command_timeout_s));
   if (!probe.ok()) return probe.status().WithContext("probing the node");
   s.shell_noise = probe->shell_noise;
   s.shell_startup_s = probe->startup_s;
@@ -136,9 +135,9 @@ Status Fleet::Push(NodeState& s) {
                              "; build clustercheck-agent for " + arch);
   }
   if (size == std::to_string(agent_content_.size())) return Status::Ok();
-  Status up =
-      s.connection->Upload(agent_content_, s.agent_path, 0755,
-                           Deadline::InSeconds(node.ssh.command_timeout_s + s.shell_startup_s));
+  Status up = s.connection->Upload(
+      agent_content_, s.agent_path, 0755,
+      Deadline::InSeconds(clock(), node.ssh.command_timeout_s + s.shell_startup_s));
   if (!up.ok()) return up.WithContext("uploading the agent to " + s.agent_path);
   s.bytes_pushed = static_cast<long long>(agent_content_.size());
   return Status::Ok();
@@ -146,12 +145,12 @@ Status Fleet::Push(NodeState& s) {
 
 Result<std::unique_ptr<AgentChannel>> Fleet::StartAgent(NodeState& s, Deadline deadline) {
   const Node& node = *s.node;
-  deadline = Deadline::At(deadline.at() + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(s.shell_startup_s)));
+  deadline = deadline.Extended(std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(s.shell_startup_s)));
   CommandLine cmd{{s.agent_path, "--root=" + node.root}, node.env};
   auto proc = s.connection->Start(cmd, deadline);
   if (!proc.ok()) return proc.status().WithContext("starting the agent");
-  auto channel = std::make_unique<AgentChannel>(std::move(*proc));
+  auto channel = std::make_unique<AgentChannel>(std::move(*proc), deadline.clock());
   auto hello = channel->ReadHello(deadline);
   if (!hello.ok()) {
     channel->Close(Millis(200));

@@ -28,6 +28,10 @@ struct FleetOptions {
   int fanout = 64;
   // Deadline for the agent's hello after it was started.
   double hello_timeout_s = 20;
+  // What the fleet's deadlines and durations are judged by, and the stages'
+  // (StageContext::clock()). Default: the real clock; tests give a
+  // FakeClock. REQUIRES: not null, outlives the fleet.
+  Clock* clock = &RealClock();
 };
 
 struct NodeState {
@@ -91,6 +95,7 @@ class Fleet {
   const std::vector<std::unique_ptr<NodeState>>& states() const { return states_; }
   long long bytes_pushed() const;
   int fanout() const { return options_.fanout; }
+  Clock& clock() const { return *options_.clock; }
 
   // Closes every agent (their stdin; they exit) — used at the end and on
   // Ctrl-C. Call from the main thread when no ForEach is running.

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "common/fake_clock.h"
 #include "common/shell_frame.h"
 #include "orchestrator/transport/fake_transport.h"
 
@@ -58,6 +58,7 @@ ShellFrame FrameOf(const std::string& script) {
 struct ShellScript {
   std::vector<std::string> banner;  // printed before the command's output
   int startup_ms = 0;               // spent before the command runs
+  Clock* clock = &RealClock();      // on which the startup is spent
 };
 
 // A node of `arch` whose probe (`uname -m; stat`, framed) answers from the
@@ -69,7 +70,7 @@ FakeNode ScriptedNode(FakeTransport& t, const std::string& name, const std::stri
       FakeAgent([](const nlohmann::json&) { return std::vector<nlohmann::json>{}; });
   if (hangs) agent = FakeProgram{}, agent.hang = true;
   node.program.on_start = [&t, name, arch, agent, shell](const CommandLine& cmd) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(shell.startup_ms));
+    shell.clock->SleepFor(std::chrono::milliseconds(shell.startup_ms));
     FakeReply reply;
     if (cmd.argv.at(0) == "sh") {
       const std::string& script = cmd.argv.at(2);
@@ -194,14 +195,17 @@ TEST(Fleet, AnAgentThatNeverSaysHelloIsAHangAndTheOthersGoOn) {
   for (const auto& n : nodes) {
     t.SetNode(n.name, ScriptedNode(t, n.name, "x86_64", /*hangs=*/n.name == "n2"));
   }
+  FakeClock clock;
   FleetOptions o;
   o.agent_binary = binary;
-  o.hello_timeout_s = 0.3;
+  o.hello_timeout_s = 20;
+  o.clock = &clock;
   Fleet fleet(t, nodes, o);
   ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
   const NodeState* slow = fleet.Find("n2");
   ASSERT_FALSE(slow->usable());
   EXPECT_EQ(slow->step, "hello");
+  EXPECT_GE(slow->prepare_ms, 20000) << "it was not given its 20 s";
   EXPECT_EQ(OutcomeForNodeError(slow->status), Outcome::kHang) << slow->status.ToString();
   EXPECT_EQ(fleet.Usable().size(), 2u);
   std::remove(binary.c_str());
@@ -277,21 +281,25 @@ TEST(Fleet, ASlowShellIsMeasuredAndAddedToTheHelloDeadline) {
   std::string binary = FakeAgentBinary(EM_X86_64, "x");
   auto nodes = Nodes(1);
   FakeTransport t;
+  FakeClock clock;
   ShellScript slow;
-  slow.startup_ms = 400;
+  slow.startup_ms = 4000;
+  slow.clock = &clock;
   t.SetNode("n1", ScriptedNode(t, "n1", "x86_64", /*hangs=*/true, slow));
   FleetOptions o;
   o.agent_binary = binary;
-  o.hello_timeout_s = 0.2;
+  o.hello_timeout_s = 2;
+  o.clock = &clock;
   Fleet fleet(t, nodes, o);
   ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
   const NodeState* n1 = fleet.Find("n1");
-  EXPECT_GE(n1->shell_startup_s, 0.4);
-  EXPECT_LT(n1->shell_startup_s, 5.0);
-  // The agent never says hello: it is given 0.2 s plus the 0.4 s the shell
-  // takes (its own start included), so about 0.4 + 0.6 s in all, not 0.6.
+  EXPECT_DOUBLE_EQ(n1->shell_startup_s, 4.0);
+  // The agent never says hello: it is given 2 s plus the 4 s the shell
+  // takes (its own start included), so 6 s from its start, not 2. In all:
+  // the probe's 4 s, those 6 s, and the 0.2 s the closed agent is given to
+  // exit.
   EXPECT_EQ(n1->step, "hello");
-  EXPECT_GE(n1->prepare_ms, 950) << "the shell's startup was not added";
+  EXPECT_DOUBLE_EQ(n1->prepare_ms, 4000 + 6000 + 200) << "the shell's startup was not added";
   std::remove(binary.c_str());
 }
 

@@ -24,9 +24,10 @@ Json StartListening(ListeningPeer& p, const std::string& command, const Json& ar
 ProbeReply AskToProbe(ListeningPeer& p, const Json& args, Deadline deadline, double grace_s) {
   ProbeReply r;
   AgentChannel& agent = *p.state->agent;
-  auto start = Clock::now();
+  auto start = std::chrono::steady_clock::now();
   r.status = agent.SendControl(p.id, "probe", args, deadline);
-  r.send_ms = std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  r.send_ms = std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (!r.status.ok()) return r;
   r.status = WaitForResult(agent, p.id, "probes", deadline, true, &r.probes, &r.last);
   if (r.status.Is(ErrorKind::kTimeout) && grace_s > 0) {

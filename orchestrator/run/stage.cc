@@ -4,7 +4,7 @@ namespace cc {
 
 void StageContext::Record(NodeResult r) {
   r.run_id = run_id_;
-  if (r.at.empty()) r.at = NowIso8601();
+  if (r.at.empty()) r.at = Iso8601Utc(fleet_.clock().WallNow());
   Status s = store_.AddNodeResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
@@ -13,7 +13,7 @@ void StageContext::Record(NodeResult r) {
 
 void StageContext::Record(PairResult r) {
   r.run_id = run_id_;
-  if (r.at.empty()) r.at = NowIso8601();
+  if (r.at.empty()) r.at = Iso8601Utc(fleet_.clock().WallNow());
   Status s = store_.AddPairResult(r);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
@@ -21,7 +21,7 @@ void StageContext::Record(PairResult r) {
 }
 
 void StageContext::Record(std::vector<PairResult> rs) {
-  std::string at = NowIso8601();
+  std::string at = Iso8601Utc(fleet_.clock().WallNow());
   for (auto& r : rs) {
     r.run_id = run_id_;
     if (r.at.empty()) r.at = at;
@@ -30,6 +30,13 @@ void StageContext::Record(std::vector<PairResult> rs) {
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
   for (const auto& r : rs) any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(r.outcome);
+}
+
+void StageContext::Record(const Verdict& v) {
+  Status s = store_.AddVerdict(run_id_, v);
+  std::lock_guard<std::mutex> l(mu_);
+  if (!s.ok()) store_errors_.push_back(s.ToString());
+  any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(v.severity);
 }
 
 bool StageContext::AnyFailedOrHung() const {
@@ -47,16 +54,24 @@ std::map<std::string, nlohmann::json> StageContext::facts() const {
   return facts_;
 }
 
-void StageContext::Select(const std::string& key, nlohmann::json value) {
+void StageContext::SetNetworkChoice(NetworkChoice choice) {
+  std::map<std::string, nlohmann::json> meta = NetworkChoiceMeta(choice);
   {
     std::lock_guard<std::mutex> l(mu_);
-    selections_[key] = value;
+    network_choice_ = std::move(choice);
   }
-  Status s = store_.SetRunMeta(run_id_, "selection." + key, value);
-  if (!s.ok()) {
-    std::lock_guard<std::mutex> l(mu_);
-    store_errors_.push_back(s.ToString());
+  for (const auto& [key, value] : meta) {
+    Status s = store_.SetRunMeta(run_id_, key, value);
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> l(mu_);
+      store_errors_.push_back(s.ToString());
+    }
   }
+}
+
+std::optional<NetworkChoice> StageContext::network_choice() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return network_choice_;
 }
 
 void StageContext::RecordRetests(const std::string& stage, const RetestCounts& counts) {
@@ -65,11 +80,6 @@ void StageContext::RecordRetests(const std::string& stage, const RetestCounts& c
     std::lock_guard<std::mutex> l(mu_);
     store_errors_.push_back(s.ToString());
   }
-}
-
-nlohmann::json StageContext::Selection(const std::string& key) const {
-  std::lock_guard<std::mutex> l(mu_);
-  return selections_.contains(key) ? selections_[key] : nlohmann::json();
 }
 
 std::vector<std::string> StageContext::store_errors() const {

@@ -1,18 +1,20 @@
 // A stage plans its work from the inventory and earlier stages' facts,
-// runs it through the fleet, and judges it. Stages are rows in the table
-// in stages.cc, one file each.
+// runs it through the fleet, and judges it. Each stage is a folder
+// orchestrator/stages/<name>/ and a row of the table there (stages.h).
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/fleet.h"
+#include "orchestrator/run/network_choice.h"
 #include "orchestrator/run/progress.h"
 #include "orchestrator/store/store.h"
 
@@ -38,6 +40,9 @@ class StageContext {
   void Record(NodeResult r);
   void Record(PairResult r);
   void Record(std::vector<PairResult> rs);
+  // A stage's own attribution of its failures, in the kinds of
+  // analysis.h; analysis takes it as it is.
+  void Record(const Verdict& v);
   // Whether a recorded result was `fail` or `hang` (exit code 1).
   bool AnyFailedOrHung() const;
 
@@ -45,10 +50,10 @@ class StageContext {
   void SetFacts(const std::string& node, nlohmann::json facts);
   std::map<std::string, nlohmann::json> facts() const;
 
-  // Cross-stage choices (e.g. the NIC stage's NCCL_SOCKET_IFNAME, each
-  // node's address on the selected network). Also stored in the run's meta.
-  void Select(const std::string& key, nlohmann::json value);
-  nlohmann::json Selection(const std::string& key) const;
+  // The network the nics stage chose for the later stages; also recorded
+  // in the run's meta (NetworkChoiceMeta). nullopt until it chose one.
+  void SetNetworkChoice(NetworkChoice choice);
+  std::optional<NetworkChoice> network_choice() const;
 
   // The confirmation counts of a pair stage (confirm.h), stored in the run
   // meta as "retests.<stage>" so that the summary can say how many
@@ -67,7 +72,7 @@ class StageContext {
   mutable std::mutex mu_;
   bool any_failed_or_hung_ = false;
   std::map<std::string, nlohmann::json> facts_;
-  nlohmann::json selections_ = nlohmann::json::object();
+  std::optional<NetworkChoice> network_choice_;
   std::vector<std::string> store_errors_;
 };
 
@@ -80,18 +85,5 @@ class Stage {
   // are recorded results, not errors.
   virtual Status Run(StageContext& ctx) = 0;
 };
-
-struct StageEntry {
-  const char* name;
-  const char* summary;
-  std::function<std::unique_ptr<Stage>()> make;
-  bool in_default = true;  // part of a plain `clustercheck run`
-};
-
-// In run order.
-const std::vector<StageEntry>& Stages();
-const StageEntry* FindStage(const std::string& name);
-// The stages `run` uses when neither --stages nor [stages].run says.
-std::vector<std::string> DefaultStageNames();
 
 }  // namespace cc

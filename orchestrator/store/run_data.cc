@@ -12,21 +12,12 @@ std::vector<std::string> RunData::NodeNames() const {
   }
   for (const auto& n : nodes) out.push_back(n.node);
   for (const auto& r : node_results) {
-    if (r.node == "*" || IsStageVerdict(r)) continue;
+    if (r.node == "*") continue;
     if (std::find(out.begin(), out.end(), r.node) == out.end()) out.push_back(r.node);
   }
   return out;
 }
 
-bool IsStageVerdict(const NodeResult& r) { return r.check.rfind("verdict:", 0) == 0; }
-
-std::string MatrixCheck(const PairResult& r) {
-  if (r.stage == "ports" && r.evidence.is_object() &&
-      r.evidence.value("kind", std::string()) == "ephemeral") {
-    return "tcp/ephemeral";
-  }
-  return r.check;
-}
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   RunData d;
@@ -42,6 +33,9 @@ Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   auto pr = store.GetPairResults(run_id);
   if (!pr.ok()) return pr.status();
   d.pair_results = std::move(*pr);
+  auto verdicts = store.GetVerdicts(run_id);
+  if (!verdicts.ok()) return verdicts.status();
+  d.verdicts = std::move(*verdicts);
   return d;
 }
 
@@ -86,9 +80,7 @@ std::string OutcomeCounts::ToString() const {
 
 OutcomeCounts CountOutcomes(const RunData& data) {
   OutcomeCounts c;
-  for (const auto& r : data.node_results) {
-    if (!IsStageVerdict(r)) c.Add(r.outcome);
-  }
+  for (const auto& r : data.node_results) c.Add(r.outcome);
   for (const auto& r : data.pair_results) c.Add(r.outcome);
   return c;
 }
@@ -145,11 +137,9 @@ nlohmann::json RunDataToJson(const RunData& d) {
   OutcomeCounts c = CountOutcomes(d);
   json counts{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
               {"hang", c.hang}, {"skip", c.skip}, {"error", c.error}};
-  return json{{"run", run},
-              {"counts", counts},
-              {"nodes", nodes},
-              {"node_results", nrs},
-              {"pair_results", prs}};
+  return json{{"run", run},          {"counts", counts},
+              {"nodes", nodes},      {"node_results", nrs},
+              {"pair_results", prs}, {"stage_verdicts", VerdictsToJson(d.verdicts)}};
 }
 
 }  // namespace cc

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "orchestrator/store/store.h"
+#include "orchestrator/store/verdict.h"
 
 namespace cc {
 
@@ -14,24 +15,15 @@ struct RunData {
   std::vector<NodeRecord> nodes;
   std::vector<NodeResult> node_results;
   std::vector<PairResult> pair_results;
+  // The stages' own verdicts (StageContext::Record), in the order recorded.
+  std::vector<Verdict> verdicts;
   // Node names in inventory order (from run.meta "nodes", else from nodes).
   std::vector<std::string> NodeNames() const;
 };
 
 Result<RunData> LoadRunData(Store& store, int64_t run_id);
 
-// A stage's own attribution stored as a node result: check
-// "verdict:<kind>", node a hostlist or "*", evidence with "nodes",
-// "node_pairs" and "next_step" (the ports stage writes these). They are
-// verdicts, not node checks: counts, node lists and JUnit leave them out.
-bool IsStageVerdict(const NodeResult& r);
-
-// The matrix a pair result belongs to: its check, except that the ports
-// stage's ephemeral samples (a different random port per receiver) share
-// one "tcp/ephemeral".
-std::string MatrixCheck(const PairResult& r);
-
-// Counts of outcomes over node and pair results (stage verdicts left out).
+// Counts of outcomes over node and pair results (verdicts are not checks).
 struct OutcomeCounts {
   int pass = 0, warn = 0, fail = 0, hang = 0, skip = 0, error = 0;
   void Add(Outcome o);

@@ -4,75 +4,16 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <system_error>
+
+#include "common/clock.h"
+#include "orchestrator/store/schema_migrations.h"
 
 namespace cc {
 namespace {
 
-// Ordered schema migrations: step i takes user_version i to i+1. Append
-// only; never edit a released step (old databases replay them in order).
-// "check" is an SQL keyword, so the column is check_name.
-const char* const kMigrations[] = {
-    // v0 -> v1
-    R"sql(
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  started_at TEXT NOT NULL,
-  finished_at TEXT NOT NULL DEFAULT '',
-  status TEXT NOT NULL,
-  exit_code INTEGER NOT NULL DEFAULT -1,
-  inventory_path TEXT NOT NULL DEFAULT '',
-  inventory_sha256 TEXT NOT NULL DEFAULT '',
-  inventory_name TEXT NOT NULL DEFAULT '',
-  argv TEXT NOT NULL DEFAULT '',
-  version TEXT NOT NULL DEFAULT '',
-  meta TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE nodes (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  node TEXT NOT NULL,
-  address TEXT NOT NULL DEFAULT '',
-  reachable INTEGER NOT NULL DEFAULT 0,
-  error TEXT NOT NULL DEFAULT '',
-  facts TEXT NOT NULL DEFAULT '{}',
-  PRIMARY KEY (run_id, node)
-);
-CREATE INDEX nodes_run ON nodes(run_id);
-CREATE TABLE node_results (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  node TEXT NOT NULL,
-  stage TEXT NOT NULL,
-  check_name TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  value TEXT NOT NULL DEFAULT '',
-  expected TEXT NOT NULL DEFAULT '',
-  message TEXT NOT NULL DEFAULT '',
-  evidence TEXT NOT NULL DEFAULT '{}',
-  at TEXT NOT NULL
-);
-CREATE INDEX node_results_run ON node_results(run_id);
-CREATE TABLE pair_results (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  stage TEXT NOT NULL,
-  src TEXT NOT NULL,
-  dst TEXT NOT NULL,
-  check_name TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  state TEXT NOT NULL DEFAULT '',
-  value REAL,
-  unit TEXT NOT NULL DEFAULT '',
-  message TEXT NOT NULL DEFAULT '',
-  evidence TEXT NOT NULL DEFAULT '{}',
-  at TEXT NOT NULL
-);
-CREATE INDEX pair_results_run ON pair_results(run_id);
-)sql",
-};
-static_assert(std::size(kMigrations) == Store::kSchemaVersion,
+static_assert(std::size(kSchemaMigrations) == Store::kSchemaVersion,
               "kSchemaVersion must equal the number of migration steps");
 
 // Evidence may hold raw bytes from logs; invalid UTF-8 must not throw.
@@ -219,6 +160,57 @@ Result<PairResult> ReadPairResult(const Stmt& s) {
   return r;
 }
 
+// Node names from a JSON array; anything but a string is left out.
+std::vector<std::string> NodesOf(const nlohmann::json& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) {
+    if (n.is_string()) out.push_back(n.get<std::string>());
+  }
+  return out;
+}
+
+// [src, dst] pairs from a JSON array; malformed entries are left out.
+std::vector<std::pair<std::string, std::string>> PairsOf(const nlohmann::json& pairs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& p : pairs) {
+    if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
+      out.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+    }
+  }
+  return out;
+}
+
+nlohmann::json PairsJson(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [src, dst] : pairs) out.push_back({src, dst});
+  return out;
+}
+
+// Columns: id, stage, kind, severity, check_name, nodes, pairs, summary,
+// next_step, evidence.
+Result<Verdict> ReadVerdict(const Stmt& s) {
+  std::string where = "verdicts row " + std::to_string(s.Int(0));
+  Verdict v;
+  v.stage = s.Text(1);
+  v.kind = s.Text(2);
+  auto severity = ParseOutcomeColumn(s.Text(3), where);
+  if (!severity.ok()) return severity.status();
+  v.severity = *severity;
+  v.check = s.Text(4);
+  auto nodes = ParseJsonColumn(s.Text(5), where);
+  if (!nodes.ok()) return nodes.status();
+  v.nodes = NodesOf(*nodes);
+  auto pairs = ParseJsonColumn(s.Text(6), where);
+  if (!pairs.ok()) return pairs.status();
+  v.pairs = PairsOf(*pairs);
+  v.summary = s.Text(7);
+  v.next_step = s.Text(8);
+  auto evidence = ParseJsonColumn(s.Text(9), where);
+  if (!evidence.ok()) return evidence.status();
+  v.evidence = std::move(*evidence);
+  return v;
+}
+
 Status SqlErrorOf(sqlite3* db, const std::string& path, const std::string& what) {
   return Status::Io(path + ": " + what + ": " + sqlite3_errmsg(db));
 }
@@ -257,14 +249,7 @@ NodeResult NodeCheck(const std::string& stage, const std::string& node, const st
   return r;
 }
 
-std::string NowIso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string NowIso8601() { return Iso8601Utc(RealClock().WallNow()); }
 
 std::string DefaultStorePath() {
   // XDG: a relative $XDG_STATE_HOME is invalid and must be ignored.
@@ -353,7 +338,7 @@ Status Store::Migrate() {
       Exec("ROLLBACK");
       continue;
     }
-    s = Exec(kMigrations[v]);
+    s = Exec(kSchemaMigrations[v]);
     // PRAGMA takes no bound parameters; the value is our own integer.
     if (s.ok()) s = Exec("PRAGMA user_version=" + std::to_string(v + 1));
     if (s.ok()) s = Exec("COMMIT");
@@ -509,6 +494,27 @@ Status Store::AddPairResults(const std::vector<PairResult>& rs) {
   return s;
 }
 
+Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_,
+         "INSERT INTO verdicts (run_id, stage, kind, severity, check_name, nodes, pairs, "
+         "summary, next_step, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  if (!s.prepared()) return SqlError("add verdict");
+  s.Bind(1, run_id)
+      .Bind(2, v.stage)
+      .Bind(3, v.kind)
+      .Bind(4, std::string(OutcomeName(v.severity)))
+      .Bind(5, v.check)
+      .Bind(6, DumpJson(v.nodes))
+      .Bind(7, DumpJson(PairsJson(v.pairs)))
+      .Bind(8, v.summary)
+      .Bind(9, v.next_step)
+      .Bind(10, DumpJson(v.evidence))
+      .Bind(11, at.empty() ? NowIso8601() : at);
+  if (s.Step() != SQLITE_DONE) return SqlError("add verdict " + v.stage + "/" + v.kind);
+  return Status::Ok();
+}
+
 Result<RunRecord> Store::GetRun(int64_t run_id) {
   std::lock_guard lock(mu_);
   auto runs =
@@ -561,6 +567,14 @@ Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
                                "state, value, unit, message, at FROM pair_results WHERE run_id = ? "
                                "ORDER BY id",
                                run_id, ReadPairResult, path_, "get pair results");
+}
+
+Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<Verdict>(db_,
+                            "SELECT id, stage, kind, severity, check_name, nodes, pairs, summary, "
+                            "next_step, evidence FROM verdicts WHERE run_id = ? ORDER BY id",
+                            run_id, ReadVerdict, path_, "get verdicts");
 }
 
 }  // namespace cc

@@ -17,6 +17,7 @@
 
 #include "common/outcome.h"
 #include "common/status.h"
+#include "orchestrator/store/verdict.h"
 
 struct sqlite3;
 
@@ -48,7 +49,7 @@ struct NodeRecord {
 struct NodeResult {
   int64_t run_id = 0;
   std::string node;
-  std::string stage;  // "facts", "parity", "nccl", ...
+  std::string stage;  // a stage's name (orchestrator/stages/stages.h), or "connect"
   std::string check;  // "driver", "reachable", "allreduce", ...
   Outcome outcome = Outcome::kError;
   std::string value;     // what the node has
@@ -66,7 +67,7 @@ NodeResult NodeCheck(const std::string& stage, const std::string& node, const st
 
 struct PairResult {
   int64_t run_id = 0;
-  std::string stage;  // "ports", "nics", "nccl", "mpi"
+  std::string stage;  // the name of a stage that tests node pairs
   std::string src;    // sender / first node
   std::string dst;    // receiver / second node
   std::string check;  // "tcp/29500", "allreduce", "pingpong", ...
@@ -89,7 +90,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // The newest schema this code knows; a database that is newer is refused.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   // PRAGMA user_version of the open database; -1 when it cannot be read.
   int schema_version();
 
@@ -107,6 +108,8 @@ class Store {
   Status AddPairResult(const PairResult& r);
   // Many at once in one transaction (e.g. 40k port probes).
   Status AddPairResults(const std::vector<PairResult>& rs);
+  // A stage's own verdict; `at` (ISO 8601 UTC) is now when empty.
+  Status AddVerdict(int64_t run_id, const Verdict& v, const std::string& at = "");
 
   // kNotFound when the run does not exist.
   Result<RunRecord> GetRun(int64_t run_id);
@@ -118,6 +121,7 @@ class Store {
   // In the order written.
   Result<std::vector<NodeResult>> GetNodeResults(int64_t run_id);
   Result<std::vector<PairResult>> GetPairResults(int64_t run_id);
+  Result<std::vector<Verdict>> GetVerdicts(int64_t run_id);
 
   const std::string& path() const { return path_; }
 

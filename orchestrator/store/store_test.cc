@@ -68,14 +68,14 @@ std::vector<std::string> Tables(const std::string& path) {
   return out;
 }
 
-TEST_F(StoreTest, EmptyDatabaseAtVersionZeroMigratesToOne) {
+TEST_F(StoreTest, EmptyDatabaseAtVersionZeroMigratesToTheNewest) {
   SetUserVersion(0);
   EXPECT_TRUE(Tables(path_).empty());
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->schema_version(), 1);
-  EXPECT_EQ(Tables(path_),
-            (std::vector<std::string>{"node_results", "nodes", "pair_results", "runs"}));
+  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(Tables(path_), (std::vector<std::string>{"node_results", "nodes", "pair_results",
+                                                     "runs", "verdicts"}));
 }
 
 TEST_F(StoreTest, ReopeningMigratedDatabaseKeepsDataAndVersion) {
@@ -87,7 +87,7 @@ TEST_F(StoreTest, ReopeningMigratedDatabaseKeepsDataAndVersion) {
   }
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->schema_version(), 1);
+  EXPECT_EQ(store->schema_version(), Store::kSchemaVersion);
   auto run = store->GetRun(id);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_EQ(run->inventory_name, "pod-a");
@@ -98,7 +98,7 @@ TEST_F(StoreTest, NewerSchemaIsRefusedWithClearError) {
   auto store = Store::Open(path_);
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(store.status().Is(ErrorKind::kIo));
-  EXPECT_NE(store.status().message().find("database schema 7 is newer than this clustercheck (1)"),
+  EXPECT_NE(store.status().message().find("database schema 7 is newer than this clustercheck (2)"),
             std::string::npos)
       << store.status().message();
   EXPECT_NE(store.status().message().find(path_), std::string::npos);
@@ -215,6 +215,43 @@ TEST_F(StoreTest, NodeResultRoundTripsEveryField) {
   EXPECT_EQ((*got)[1].outcome, Outcome::kHang);
   EXPECT_TRUE(std::regex_match((*got)[1].at, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << (*got)[1].at;
+}
+
+TEST_F(StoreTest, VerdictsRoundTripEveryFieldInTheOrderRecorded) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  int64_t run = NewRun(*store);
+  Verdict v;
+  v.kind = "port-blocked";
+  v.severity = Outcome::kFail;
+  v.nodes = {"gpu03"};
+  v.pairs = {{"gpu01", "gpu03"}, {"gpu02", "gpu03"}};
+  v.stage = "ports";
+  v.check = "tcp/29500";
+  v.summary = "gpu03 drops tcp/29500 from every peer";
+  v.evidence = {{"stage_kind", "receiver"}, {"ports", {29500}}};
+  v.next_step = "allow tcp 29500 in INPUT on gpu03";
+  ASSERT_TRUE(store->AddVerdict(run, v, "2026-12-02T10:26:46Z").ok());
+  Verdict lost;
+  lost.kind = "node-lost";
+  lost.severity = Outcome::kHang;
+  lost.stage = "ports";
+  ASSERT_TRUE(store->AddVerdict(run, lost).ok());
+  ASSERT_TRUE(store->AddVerdict(NewRun(*store), v).ok()) << "another run's";
+
+  auto got = store->GetVerdicts(run);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ(VerdictToJson((*got)[0]), VerdictToJson(v));
+  EXPECT_EQ(VerdictToJson((*got)[1]), VerdictToJson(lost));
+}
+
+TEST_F(StoreTest, AVerdictForAMissingRunIsRefused) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  Status s = store->AddVerdict(42, Verdict{});
+  EXPECT_TRUE(s.Is(ErrorKind::kIo));
+  EXPECT_NE(s.message().find("FOREIGN KEY"), std::string::npos) << s.message();
 }
 
 TEST_F(StoreTest, PairResultRoundTripsWithValueSetAndNull) {

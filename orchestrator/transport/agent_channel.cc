@@ -18,7 +18,8 @@ Json CallResult::Find(const std::string& name) const {
   return Json();
 }
 
-AgentChannel::AgentChannel(std::unique_ptr<RemoteProcess> process) : process_(std::move(process)) {}
+AgentChannel::AgentChannel(std::unique_ptr<RemoteProcess> process, Clock& clock)
+    : process_(std::move(process)), clock_(clock) {}
 
 AgentChannel::~AgentChannel() { Close(Millis(500)); }
 
@@ -40,7 +41,7 @@ Result<Json> AgentChannel::Next(Deadline deadline) {
 Result<Json> AgentChannel::NextMessage(Deadline deadline, std::string* raw) {
   for (;;) {
     if (InterruptFlag().load()) return Status::Interrupted("interrupted");
-    Deadline slice = deadline.Min(Deadline::In(Millis(kCancelPollMs)));
+    Deadline slice = deadline.Within(Millis(kCancelPollMs));
     auto line = process_->ReadLine(slice);
     if (line.ok()) {
       if (line->empty()) continue;
@@ -132,7 +133,7 @@ void AgentChannel::Close(Millis grace) {
   if (closed_) return;
   closed_ = true;
   process_->CloseStdin();
-  auto code = process_->Wait(Deadline::In(grace));
+  auto code = process_->Wait(Deadline::In(clock_, grace));
   if (!code.ok()) process_->Kill();
 }
 

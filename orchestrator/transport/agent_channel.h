@@ -33,7 +33,9 @@ struct CallResult {
 
 class AgentChannel {
  public:
-  explicit AgentChannel(std::unique_ptr<RemoteProcess> process);
+  // `clock` is what Close() waits on (the deadlines of the other calls
+  // carry their own). REQUIRES: `clock` outlives the channel.
+  explicit AgentChannel(std::unique_ptr<RemoteProcess> process, Clock& clock = RealClock());
   ~AgentChannel();
 
   // Reads the unprompted hello and checks the protocol version. Lines that
@@ -73,6 +75,7 @@ class AgentChannel {
   // the line itself in `*raw`.
   Result<Json> NextMessage(Deadline deadline, std::string* raw);
   std::unique_ptr<RemoteProcess> process_;
+  Clock& clock_;
   std::string preamble_;
   int64_t next_id_ = 1;
   bool closed_ = false;

@@ -4,7 +4,6 @@
 
 #include <condition_variable>
 #include <deque>
-#include <thread>
 
 #include "agent/protocol.h"
 #include "version.h"
@@ -52,7 +51,7 @@ class FakeProcess : public RemoteProcess {
 
   Result<std::string> ReadLine(Deadline deadline) override {
     std::unique_lock lock(mu_);
-    cv_.wait_until(lock, deadline.at(), [&] { return !out_.empty() || exited_; });
+    deadline.clock().WaitUntil(cv_, lock, deadline.at(), [&] { return !out_.empty() || exited_; });
     if (!out_.empty()) {
       std::string line = std::move(out_.front());
       out_.pop_front();
@@ -69,7 +68,7 @@ class FakeProcess : public RemoteProcess {
 
   Result<int> Wait(Deadline deadline) override {
     std::unique_lock lock(mu_);
-    if (!cv_.wait_until(lock, deadline.at(), [&] { return exited_; })) {
+    if (!deadline.clock().WaitUntil(cv_, lock, deadline.at(), [&] { return exited_; })) {
       return Status::Timeout(Name() + ": still running at the deadline");
     }
     return exit_code_;
@@ -211,7 +210,7 @@ Result<std::unique_ptr<Connection>> FakeTransport::Connect(const Node& node, Dea
     script = ScriptFor(node.name);
   }
   if (script.connect_hangs) {
-    std::this_thread::sleep_until(deadline.at());
+    deadline.clock().SleepUntil(deadline.at());
     return Status::Timeout(node.name + ": connect: no answer in time");
   }
   if (!script.connect_error.ok()) return script.connect_error;

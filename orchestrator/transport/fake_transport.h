@@ -14,6 +14,10 @@
 //   });
 //   t.SetDefault(agent);
 //
+// Waits (a hang, a silent program, connect_hangs) pass on the clock of the
+// deadline they are given: on a FakeClock (common/fake_clock.h) a timeout
+// costs no real time.
+//
 // (Plain assignments rather than designated initializers: GCC 12 flags the
 // members left out under -Wextra -Werror.)
 //

@@ -7,8 +7,8 @@
 namespace cc {
 namespace {
 
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
+double SecondsSince(Clock& clock, Clock::time_point t) {
+  return std::chrono::duration<double>(clock.Now() - t).count();
 }
 
 std::string StderrTail(RemoteProcess& p) {
@@ -23,7 +23,9 @@ std::string StderrTail(RemoteProcess& p) {
 Result<FramedRun> RunFramed(Connection& c, const std::string& script, Deadline deadline,
                             std::string_view input) {
   ShellFrame frame = NewShellFrame();
-  Clock::time_point start = Clock::now();
+  // Measured on the caller's clock, the one its deadline is judged by.
+  Clock& clock = deadline.clock();
+  Clock::time_point start = clock.Now();
   auto started = c.Start(CommandLine{{"sh", "-c", FrameScript(frame, script)}, {}}, deadline);
   if (!started.ok()) return started.status();
   RemoteProcess& p = **started;
@@ -48,7 +50,7 @@ Result<FramedRun> RunFramed(Connection& c, const std::string& script, Deadline d
     }
     if (!begun && *line == frame.begin) {
       begun = true;
-      run.startup_s = SecondsSince(start);
+      run.startup_s = SecondsSince(clock, start);
     }
     raw += *line;
     raw += '\n';

@@ -14,7 +14,8 @@ namespace cc {
 namespace {
 
 // One thread for all sockets: deadlines are few (one per connection in
-// flight) and far apart, so a scan of a small map is enough.
+// flight) and far apart, so a scan of a small map is enough. Real time
+// (steady_clock): it cuts real sockets.
 class Watchdog {
  public:
   static Watchdog& Get() {
@@ -24,7 +25,7 @@ class Watchdog {
     return *w;
   }
 
-  uint64_t Arm(int fd, Clock::time_point when) {
+  uint64_t Arm(int fd, std::chrono::steady_clock::time_point when) {
     std::lock_guard<std::mutex> lock(mu_);
     uint64_t id = ++next_id_;
     armed_[id] = Entry{fd, when};
@@ -43,7 +44,7 @@ class Watchdog {
  private:
   struct Entry {
     int fd;
-    Clock::time_point when;
+    std::chrono::steady_clock::time_point when;
   };
 
   Watchdog() {
@@ -57,13 +58,13 @@ class Watchdog {
         cv_.wait(lock);
         continue;
       }
-      auto next = Clock::time_point::max();
+      auto next = std::chrono::steady_clock::time_point::max();
       for (const auto& [id, e] : armed_) next = std::min(next, e.when);
-      if (Clock::now() < next) {
+      if (std::chrono::steady_clock::now() < next) {
         cv_.wait_until(lock, next);
         continue;
       }
-      auto now = Clock::now();
+      auto now = std::chrono::steady_clock::now();
       for (auto it = armed_.begin(); it != armed_.end();) {
         if (it->second.when <= now) {
           // shutdown, not close: the fd stays libssh's, but its next read
@@ -120,7 +121,8 @@ void SshSession::SetTimeout(Deadline deadline) {
   // call just before the deadline, and a caller that then asks
   // deadline.Passed() would take a timeout for another error.
   long long us =
-      std::chrono::duration_cast<std::chrono::microseconds>(deadline.at() - Clock::now()).count();
+      std::chrono::duration_cast<std::chrono::microseconds>(deadline.at() - deadline.clock().Now())
+          .count();
   long long ms = std::max<long long>(1, (std::max<long long>(0, us) + 999) / 1000 + 1);
   long sec = static_cast<long>(ms / 1000);
   long usec = static_cast<long>((ms % 1000) * 1000);

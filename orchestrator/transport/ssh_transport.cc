@@ -291,7 +291,8 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Dead
   std::string where = GetStringOption(ss, SSH_OPTIONS_HOST) + ":" + std::to_string(GetPort(ss));
   // connect_timeout_s bounds TCP connect, banner and key exchange; the
   // caller's deadline bounds everything.
-  session->SetTimeout(deadline.Min(Deadline::InSeconds(node.ssh.connect_timeout_s)));
+  session->SetTimeout(
+      deadline.Min(Deadline::InSeconds(deadline.clock(), node.ssh.connect_timeout_s)));
   if (ssh_connect(ss) != SSH_OK) {
     return ConnectError(*session, where, node, deadline).WithContext(node.name);
   }

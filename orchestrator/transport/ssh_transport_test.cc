@@ -33,7 +33,7 @@ constexpr double kSlackS = 3.0;
 Deadline Generous() { return Deadline::In(Millis(30000)); }
 
 double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 std::string ReadFile(const std::string& path) {
@@ -197,11 +197,11 @@ TEST_F(SshTransportTest, DeadlineOnASleepingCommandTimesOutQuickly) {
   ASSERT_NE(c, nullptr);
   auto p = c->Start({{"sleep", "100"}, {}}, Generous());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  auto t0 = Clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   auto line = (*p)->ReadLine(Deadline::In(Millis(500)));
   EXPECT_TRUE(line.status().Is(ErrorKind::kTimeout)) << line.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.5 + kSlackS);
-  t0 = Clock::now();
+  t0 = std::chrono::steady_clock::now();
   auto code = (*p)->Wait(Deadline::In(Millis(300)));
   EXPECT_TRUE(code.status().Is(ErrorKind::kTimeout)) << code.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.3 + kSlackS);
@@ -211,7 +211,7 @@ TEST_F(SshTransportTest, DeadlineOnASleepingCommandTimesOutQuickly) {
   // refuses it for root logins; then the channel we closed ends with or
   // without sshd's exit status, depending on timing. Either way Wait keeps
   // its deadline and says the process was killed.
-  t0 = Clock::now();
+  t0 = std::chrono::steady_clock::now();
   code = (*p)->Wait(Deadline::In(Millis(1000)));
   if (code.ok()) {
     EXPECT_EQ(*code, 128 + 9);
@@ -346,7 +346,7 @@ TEST_F(SshTransportTest, PortWithoutListenerIsUnreachableNamingAddressAndPort) {
   }
   Node n = FixtureNode();
   n.ssh.port = port;
-  auto t0 = Clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   auto c = SshTransport().Connect(n, Generous());
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(c.status().Is(ErrorKind::kUnreachable)) << c.status().ToString();
@@ -360,7 +360,7 @@ TEST_F(SshTransportTest, SilentListenerCannotHoldConnectPastTheDeadline) {
   Node n = FixtureNode();
   n.ssh.port = l.port;
   n.ssh.connect_timeout_s = 30;
-  auto t0 = Clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   auto c = SshTransport().Connect(n, Deadline::In(Millis(800)));
   EXPECT_TRUE(c.status().Is(ErrorKind::kTimeout)) << c.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.8 + kSlackS);
@@ -371,7 +371,7 @@ TEST_F(SshTransportTest, SilentListenerIsUnreachableAfterConnectTimeout) {
   Node n = FixtureNode();
   n.ssh.port = l.port;
   n.ssh.connect_timeout_s = 0.5;
-  auto t0 = Clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   auto c = SshTransport().Connect(n, Generous());
   EXPECT_TRUE(c.status().Is(ErrorKind::kUnreachable)) << c.status().ToString();
   EXPECT_LT(SecondsSince(t0), 0.5 + kSlackS);
@@ -440,10 +440,10 @@ TEST_F(SshTransportTest, AFrozenServerCannotHoldCallsPastTheirDeadline) {
   }
   ASSERT_FALSE(frozen.empty());
   for (pid_t pid : frozen) kill(pid, SIGSTOP);
-  auto t0 = Clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   size = c->FileSize(file, Deadline::In(Millis(700)));
   double sftp_s = SecondsSince(t0);
-  t0 = Clock::now();
+  t0 = std::chrono::steady_clock::now();
   auto p = c->Start({{"echo", "x"}, {}}, Deadline::In(Millis(700)));
   double start_s = SecondsSince(t0);
   for (pid_t pid : frozen) kill(pid, SIGCONT);

@@ -74,7 +74,7 @@ strangers=$(verdicts '[.verdicts[] | select(.kind == "flaky") | (.pairs // [])[]
 expect "no pair result without node3 was tested twice" 0 \
   "select count(*) from pair_results where run_id=1 and 'node3' not in (src, dst) and json_extract(evidence, '\$.confirmation') is not null"
 expect "no result is fail or hang" "" \
-  "select group_concat(distinct stage || '/' || check_name) from (select stage, check_name, outcome from node_results where run_id=1 union all select stage, check_name, outcome from pair_results where run_id=1) where outcome in ('fail','hang')"
+  "select group_concat(distinct stage || '/' || check_name) from (select stage, check_name, outcome from node_results where run_id=1 union all select stage, check_name, outcome from pair_results where run_id=1 union all select stage, kind, severity from verdicts where run_id=1) where outcome in ('fail','hang')"
 expect "flaky pairs keep both attempts in their evidence" 0 \
   "select count(*) from pair_results where run_id=1 and json_extract(evidence, '\$.confirmation')='flaky' and json_array_length(json_extract(evidence, '\$.attempts')) != 2"
 

@@ -73,12 +73,12 @@ if head -1 "$dir/run.out" | grep -q '^FAIL: a failing verdict on node4'; then ok
 else not_ok "the headline says FAIL on node4"; head -1 "$dir/run.out"; fi
 
 P="stage='ports' and run_id=1"
-expect "exactly one stored verdict: node-lost on node4" "node4|verdict:node-lost|fail" \
-  "select node, check_name, outcome from node_results where $P and check_name like 'verdict:%'"
+expect "exactly one stored verdict: node-lost on node4" '["node4"]|node-lost|fail' \
+  "select nodes, kind, severity from verdicts where $P"
 expect_like "it says when node4 was lost" "node4 was lost during the ports stage (probe batch" \
-  "select message from node_results where $P and check_name='verdict:node-lost'"
+  "select summary from verdicts where $P and kind='node-lost'"
 expect_like "it says what was measured before" "measured_before" \
-  "select evidence from node_results where $P and check_name='verdict:node-lost'"
+  "select evidence from verdicts where $P and kind='node-lost'"
 expect "no pair result fails or hangs" 0 \
   "select count(*) from pair_results where $P and outcome in ('fail','hang','error')"
 expect "no pair without node4 is left unjudged" 0 \

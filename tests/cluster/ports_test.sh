@@ -108,25 +108,25 @@ expect "node3 drops tcp/29500: filtered from all 7 peers" "filtered|7" \
 expect "node3's other ports are open from node2" 0 \
   "select count(*) from pair_results where $P and src='node2' and dst='node3' and check_name!='tcp/29500' and state!='open'"
 expect_like "the verdict names node3's INPUT" "node3 drops tcp/29500 from every peer: INPUT firewall on node3" \
-  "select message from node_results where $P and check_name='verdict:receiver' and node='node3'"
+  "select summary from verdicts where $P and json_extract(evidence,'\$.stage_kind')='receiver' and nodes='[\"node3\"]'"
 expect "node5 refuses tcp/29500 (tcp-reset) from all 7 peers" "refused|7" \
   "select state, count(*) from pair_results where $P and dst='node5' and check_name='tcp/29500' group by state"
 expect "node5 refuses tcp/29501 (icmp-port-unreachable) from all 7 peers" "refused|7" \
   "select state, count(*) from pair_results where $P and dst='node5' and check_name='tcp/29501' group by state"
 expect_like "the verdict says node5 refuses" "node5 refuses tcp/29500,29501 from every peer" \
-  "select message from node_results where $P and check_name='verdict:receiver' and node='node5'"
+  "select summary from verdicts where $P and json_extract(evidence,'\$.stage_kind')='receiver' and nodes='[\"node5\"]'"
 expect "node1 -> node2 fails on every port" 0 \
   "select count(*) from pair_results where $P and src='node1' and dst='node2' and outcome!='fail'"
 expect "node2 -> node1 works on every port" 0 \
   "select count(*) from pair_results where $P and src='node2' and dst='node1' and outcome!='pass'"
 expect_like "a one-way verdict for node1 -> node2" \
   "node1 → node2 fails but node2 → node1 works: node1's OUTPUT or node2's INPUT filters that direction" \
-  "select message from node_results where $P and check_name='verdict:one-way'"
+  "select summary from verdicts where $P and kind='one-way'"
 expect "node6's ephemeral sample is filtered from every peer" "filtered|56" \
   "select state, count(*) from pair_results where $P and dst='node6' and json_extract(evidence,'\$.kind')='ephemeral' group by state"
 expect_like "node6 is named with why NCCL needs the range" \
   "NCCL opens its data sockets on ephemeral ports (net.ipv4.ip_local_port_range 32768-60999).*open tcp 32768-60999 on node6" \
-  "select message from node_results where $P and check_name='verdict:ephemeral' and node='node6'"
+  "select summary from verdicts where $P and json_extract(evidence,'\$.stage_kind')='ephemeral' and nodes='[\"node6\"]'"
 expect "node7's tcp/29500 is in-use from every peer" "in-use|7" \
   "select state, count(*) from pair_results where $P and dst='node7' and check_name='tcp/29500' group by state"
 expect_like "node7's listener result names the bind error" "EADDRINUSE" \
@@ -150,14 +150,15 @@ fault node8 iptables -A INPUT -p tcp --dport 32768:60999 -j DROP
 DB=$dir/cc2.db
 "$CC" run "$dir/inventory.toml" --stages ports --db "$DB" >"$dir/run2.out" 2>"$dir/run2.err"
 echo "# second run (node8 drops its ephemeral range in INPUT) exited $?"
-N8="$P and check_name like 'verdict:%' and exists (select 1 from json_each(evidence,'\$.nodes') where value='node8')"
-expect "one verdict names node8" "node8|verdict:ephemeral" "select node, check_name from node_results where $N8"
+N8="$P and exists (select 1 from json_each(nodes) where value='node8')"
+expect "one verdict names node8" '["node8"]|port-blocked|ephemeral' \
+  "select nodes, kind, json_extract(evidence,'\$.stage_kind') from verdicts where $N8"
 expect_like "it names the one rule and both symptoms" \
   "node8's INPUT drops tcp 32768-60999, its ephemeral range.*that one rule explains two symptoms.*node8 reaches no peer on any port" \
-  "select message from node_results where $N8"
+  "select summary from verdicts where $N8"
 expect "its evidence lists the two symptoms" 2 \
-  "select json_array_length(evidence,'\$.symptoms') from node_results where $N8"
+  "select json_array_length(evidence,'\$.symptoms') from verdicts where $N8"
 expect_like "its next step names the range and the chain" "open tcp 32768-60999 in the INPUT chain" \
-  "select json_extract(evidence,'\$.next_step') from node_results where $N8"
+  "select next_step from verdicts where $N8"
 
 cluster_test_finish

@@ -58,7 +58,7 @@ echo "ok: 6 good nodes: 15 pairs, 6 intra, cluster pass"
 # 2. One bad node: the pair matrix names it.
 DB="$TMP/2.db"; inventory 6 "" "n5:FAKE_NCCL_BAD = \"1\""
 rc=$(run); [ "$rc" = 1 ] || { cat "$TMP/out"; fail "bad node run exited $rc"; }
-[ "$(q "select node from node_results where stage='nccl' and check_name='verdict:bad-node'")" = n5 ] \
+[ "$(q "select json_extract(nodes,'\$[0]') from verdicts where stage='nccl' and kind='bad-node'")" = n5 ] \
   || { q "select node,check_name,message from node_results where stage='nccl'"; fail "n5 not named bad"; }
 [ "$(q "select count(*) from pair_results where stage='nccl' and outcome in ('fail','hang') and (src='n5' or dst='n5')")" -ge 5 ] \
   || fail "n5's pairs are not broken"
@@ -68,11 +68,11 @@ echo "ok: bad node n5 named from the pair matrix"
 # 3. Whole cluster first, then group testing: 16 nodes, one bad node.
 DB="$TMP/3.db"; inventory 16 '["cluster", "isolate"]' "n11:FAKE_NCCL_BAD = \"1\""
 rc=$(run); [ "$rc" = 1 ] || fail "bisection run exited $rc"
-[ "$(q "select node from node_results where stage='nccl' and check_name='verdict:bad-node'")" = n11 ] \
+[ "$(q "select json_extract(nodes,'\$[0]') from verdicts where stage='nccl' and kind='bad-node'")" = n11 ] \
   || { q "select node,check_name,message from node_results where stage='nccl'"; fail "n11 not named"; }
 runs=$(q "select json_extract(meta,'\$.nccl.isolation.runs_after_cluster') from runs")
 [ -n "$runs" ] && [ "$runs" -le 8 ] || fail "isolation took '$runs' runs (want <= 2*log2(16) = 8)"
-q "select message from node_results where check_name='verdict:bad-node'" | grep -q "isolation: $runs NCCL runs" \
+q "select summary from verdicts where kind='bad-node'" | grep -q "isolation: $runs NCCL runs" \
   || fail "the verdict does not say how many runs"
 grep -q "nccl isolation: $runs NCCL runs" "$TMP/out" || { cat "$TMP/out"; fail "the summary does not show the runs"; }
 echo "ok: bad node n11 among 16 named by group testing in $runs runs after the cluster run"
@@ -80,8 +80,8 @@ echo "ok: bad node n11 among 16 named by group testing in $runs runs after the c
 # 4. A bad link between n3 and n14 is a link, not a node.
 DB="$TMP/4.db"; inventory 16 '["cluster", "isolate"]' "n3:FAKE_NCCL_BAD_LINK = \"n14\""
 rc=$(run); [ "$rc" = 1 ] || fail "bad link run exited $rc"
-[ "$(q "select count(*) from node_results where check_name='verdict:bad-node'")" = 0 ] || fail "a node was blamed"
-q "select json_extract(evidence,'\$.nodes') from node_results where check_name='verdict:bad-link'" | grep -q '"n14"' \
+[ "$(q "select count(*) from verdicts where kind='bad-node'")" = 0 ] || fail "a node was blamed"
+q "select nodes from verdicts where kind='bad-link'" | grep -q '"n14"' \
   || { q "select node,check_name,message from node_results where stage='nccl'"; fail "link n3-n14 not named"; }
 echo "ok: bad link n3-n14 named as a link"
 
@@ -89,7 +89,7 @@ echo "ok: bad link n3-n14 named as a link"
 DB="$TMP/5.db"; inventory 6 '["pairs", "isolate"]' "n2:FAKE_NCCL_SLOW = \"1\""
 rc=$(run)
 [ "$(q "select count(*) from pair_results where stage='nccl' and state='slow'")" = 5 ] || fail "n2's 5 pairs not slow"
-[ "$(q "select node from node_results where check_name='verdict:bad-node'")" = n2 ] || fail "slow n2 not named"
+[ "$(q "select json_extract(nodes,'\$[0]') from verdicts where kind='bad-node'")" = n2 ] || fail "slow n2 not named"
 echo "ok: slow node n2 named (exit $rc)"
 
 # 6. An agent that never answers: the controller's backstop ends the test
@@ -102,7 +102,7 @@ took=$(( $(date +%s) - t0 ))
 [ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err"; fail "stuck agent run exited $rc after ${took}s"; }
 [ "$(q "select outcome from node_results where stage='nccl' and node='n2' and check_name='intra-node'")" = hang ] \
   || fail "n2's stuck test is not a hang"
-[ "$(q "select node from node_results where check_name='verdict:bad-node'")" = n2 ] || fail "stuck n2 not named"
+[ "$(q "select json_extract(nodes,'\$[0]') from verdicts where kind='bad-node'")" = n2 ] || fail "stuck n2 not named"
 echo "ok: a wedged agent ends as hang in ${took}s and is named"
 
 # 8. Confirmation: a node whose first multi-node communicator breaks and
@@ -116,7 +116,7 @@ rc=$(run); [ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "flaky run exited 
         and json_extract(evidence,'\$.confirmation')='flaky'
         and json_array_length(json_extract(evidence,'\$.attempts'))=2 and 'n3' in (src, dst)")" = 1 ] \
   || { q "select src,dst,outcome,message from pair_results where stage='nccl' and outcome!='pass'"; fail "no single flaky pair with n3"; }
-[ "$(q "select count(*) from node_results where check_name like 'verdict:%'")" = 0 ] || fail "a flaky pair was accused"
+[ "$(q "select count(*) from verdicts")" = 0 ] || fail "a flaky pair was accused"
 [ "$(q "select json_extract(meta,'\$.\"retests.nccl\".retested')||'/'||json_extract(meta,'\$.\"retests.nccl\".flaky') from runs")" = 1/1 ] \
   || fail "retests.nccl is not 1 retested / 1 flaky: $(q "select meta from runs")"
 echo "ok: a pair that fails once and passes on retest is warn flaky: $(q "select message from pair_results where outcome='warn'" | cut -c1-120)"

@@ -61,9 +61,9 @@ P="stage='ports' and run_id=1"
   || fail "n3's tcp/$P2 is not in-use from n1 and n2"
 q "select message from node_results where $P and node='n3' and check_name='listen' and outcome='warn'" | grep -q EADDRINUSE \
   || fail "n3's listen result does not name EADDRINUSE"
-q "select message from node_results where $P and node='n3' and check_name='verdict:in-use'" \
+q "select summary from verdicts where $P and kind='in-use' and nodes='[\"n3\"]'" \
   | grep -q "tcp/$P2 on n3 is held by another process" || fail "no in-use verdict naming n3"
-[ "$(q "select count(*) from node_results where $P and check_name like 'verdict:%' and outcome='fail'")" = 0 ] \
+[ "$(q "select count(*) from verdicts where $P and severity='fail'")" = 0 ] \
   || fail "a failing verdict on an open cluster"
 [ "$(q "select json_extract(meta,'\$.ports.probes') from runs where id=1")" = 36 ] || fail "no summary in meta"
 left=$(ss -Hltn | grep -E '127\.0\.0\.1[123]:' | grep -v "127.0.0.13:$P2 " || true)

@@ -2,10 +2,14 @@
 # On the GPU machine (not CI): the agent's facts next to nvidia-smi's own
 # answers, so a person (and this script) can see they agree: driver, GPU,
 # CUDA driver API version, NCCL path and version.
-#   tests/gpu/facts_on_gpu.sh AGENT
+#   tests/gpu/facts_on_gpu.sh [BUILD_DIR | AGENT]    (default build)
+# ctest -L gpu runs it with the build dir; exit 77 (skipped) without a GPU.
 set -u
-AGENT=${1:-build/clustercheck-agent}
-command -v nvidia-smi >/dev/null || { echo "SKIP: no nvidia-smi"; exit 77; }
+. "$(dirname "$0")/lib/gpu_present.sh"
+AGENT=${1:-build}
+[ -d "$AGENT" ] && AGENT=$AGENT/clustercheck-agent
+gpu_present || exit 77
+[ -x "$AGENT" ] || { echo "FAIL: no agent binary $AGENT"; exit 1; }
 facts=$(echo '{"v":1,"id":1,"cmd":"facts","args":{"python":"python3"}}' | timeout 120 "$AGENT" | grep '"name":"facts"')
 [ -n "$facts" ] || { echo "FAIL: no facts"; exit 1; }
 echo "$facts" > "${OUT:-/tmp}/facts.json"

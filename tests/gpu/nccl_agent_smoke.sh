@@ -3,9 +3,11 @@
 # in CI): two agent processes on one GPU, NCCL_HOSTID host0/host1 so NCCL
 # treats them as two nodes and talks NET/Socket over lo.
 #
-#   tests/gpu/nccl_agent_smoke.sh [AGENT] [SIZES_JSON]
+#   tests/gpu/nccl_agent_smoke.sh [BUILD_DIR | AGENT] [SIZES_JSON]
 #
-# AGENT defaults to build-nccl/clustercheck-agent (then build/...).
+# BUILD_DIR holds clustercheck-agent (ctest -L gpu passes the build dir);
+# a relative path is taken from the repository root. Without an argument,
+# build-nccl/clustercheck-agent, then build/clustercheck-agent.
 # Scenarios, each under a hard timeout:
 #   single  one rank, nranks 1: the AllReduce path without peers
 #   pair    rank 0 in A (makes the id, emits "nccl_id"), rank 1 in B (gets
@@ -16,7 +18,10 @@
 # Exit 0 when every scenario behaved, 1 otherwise, 77 without a GPU.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib/gpu_present.sh
+gpu_present || exit 77
 AGENT=${1:-}
+[ -n "$AGENT" ] && [ -d "$AGENT" ] && AGENT=$AGENT/clustercheck-agent
 if [ -z "$AGENT" ]; then
   for a in build-nccl/clustercheck-agent build/clustercheck-agent; do
     [ -x "$a" ] && AGENT=$a && break
@@ -24,10 +29,6 @@ if [ -z "$AGENT" ]; then
 fi
 [ -x "${AGENT:-}" ] || { echo "no agent binary (give its path)"; exit 1; }
 SIZES=${2:-'[1024, 1048576, 67108864]'}
-
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! timeout 20 nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no GPU"; exit 77
-fi
 
 # Where libnccl.so.2 lives here: $NCCL_LIB_DIR, a pip wheel, ldconfig, or a search.
 find_nccl() {

@@ -9,7 +9,8 @@
 #
 #   tests/gpu/nccl_mpirun_on_gpu.sh BIN_DIR [SIZES_JSON]
 #
-# BIN_DIR holds clustercheck-nccl-mpi (a stripped copy is enough).
+# BIN_DIR holds clustercheck-nccl-mpi (a stripped copy is enough): the
+# build dir, which ctest -L gpu passes.
 # Checks: both ranks `pass`; every size's data check exact on both ranks;
 # NCCL's log says nNodes 2 and "via NET/Socket"; rank 0's ncclUniqueId
 # reached rank 1 (by MPI_Bcast: there is no other way in this binary).
@@ -17,13 +18,12 @@
 # 2 minutes (timeout).
 set -u
 BIN=${1:?usage: nccl_mpirun_on_gpu.sh BIN_DIR [SIZES_JSON]}
+. "$(dirname "$0")/lib/gpu_present.sh"
+gpu_present || exit 77
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
 PROBE=$(cd "$BIN" && pwd)/clustercheck-nccl-mpi
 SIZES=${2:-'[1024, 1048576, 67108864]'}
 [ -x "$PROBE" ] || { echo "FAIL: no $PROBE"; exit 1; }
-command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! timeout 20 nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no GPU"; exit 77
-fi
 NGPU=$(timeout 20 nvidia-smi -L | grep -c '^GPU')
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -7,9 +7,11 @@
 # all_reduce on the same setup and sizes, timed the same way.
 #
 #   tests/gpu/nccl_stage_on_gpu.sh BIN_DIR      (BIN_DIR holds clustercheck
-#                                               and clustercheck-agent;
-#                                               BIN_DIR/../lib, if present,
-#                                               goes on LD_LIBRARY_PATH)
+#                                               and clustercheck-agent: the
+#                                               build dir, as ctest -L gpu
+#                                               passes; BIN_DIR/../lib, if
+#                                               present, goes on
+#                                               LD_LIBRARY_PATH)
 # Scenarios (each under `timeout`; the whole script stays under 6 minutes):
 #   A  2 nodes: AllReduce exact, nNodes 2, transport NET/Socket; busbw table
 #   B  4 nodes: 4 intra, 6 pairs in 3 rounds, the cluster with nNodes 4
@@ -20,6 +22,7 @@
 # Everything goes to stdout. Exit 0 when every check held, 1 otherwise, 77
 # without a GPU (after showing that the stage then skips with the reason).
 set -u
+. "$(dirname "$0")/lib/gpu_present.sh"
 BIN=${1:?usage: $0 DIR_WITH_clustercheck_AND_clustercheck-agent}
 BIN=$(cd "$BIN" && pwd)
 CC="$BIN/clustercheck"
@@ -130,7 +133,7 @@ elif scenario == "D":
     check(rc == 1, "D: run exits 1 (not a timeout)")
     cl = [r for r in nodes if r["check"] == "cluster"]
     check(len(cl) == 1 and cl[0]["outcome"] in ("hang", "fail"), "D: the whole-cluster test hangs or fails")
-    bad = [r["node"] for r in nodes if r["check"] == "verdict:bad-node"]
+    bad = [n for v in d.get("stage_verdicts", []) if v["kind"] == "bad-node" for n in v["nodes"]]
     check(bad == ["sim3"], f"D: sim3 is named the bad node (named: {bad})")
 elif scenario == "skip":
     check(rc == 0, "no GPU: run exits 0")
@@ -163,9 +166,9 @@ scenario() {
 SIZES='sizes = ["1M", "8M", "64M", "256M"]\niters = 20\nwarmup = 5\ntimeout_s = 60'
 SMALL='sizes = ["1M", "64M"]\niters = 10\nwarmup = 3\ntimeout_s = 60'
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! timeout 20 nvidia-smi -L >/dev/null 2>&1; then
-  echo "NO GPU here (nvidia-smi missing or failing): cannot run scenarios A-E (AllReduce,"
-  echo "transport, require_gdrdma, wrong NCCL_SOCKET_IFNAME, PyTorch). Showing the skip path:"
+if ! gpu_present; then
+  echo "Cannot run scenarios A-E (AllReduce, transport, require_gdrdma, wrong"
+  echo "NCCL_SOCKET_IFNAME, PyTorch). Showing the skip path:"
   inventory "$TMP/skip.toml" 2 "$SMALL"
   scenario skip "$TMP/skip.toml" 120
   echo; echo "SKIP: no GPU (skip path checked: $([ $FAILS = 0 ] && echo ok || echo FAILED))"

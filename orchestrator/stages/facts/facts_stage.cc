@@ -11,8 +11,9 @@
 #include <algorithm>
 #include <mutex>
 
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/facts/facts_fields.h"
+#include "orchestrator/stages/facts/facts_spec.h"
 
 namespace cc {
 namespace {

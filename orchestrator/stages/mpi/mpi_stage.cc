@@ -1,10 +1,10 @@
 // `mpi`: can Open MPI start a job across the nodes on the selected NIC, and
-// how fast do they talk through it (DESIGN.md step 5, issue 9)? mpirun runs
+// how fast do they talk through it (docs/architecture.md, issue 9)? mpirun runs
 // here, on the controller, as operators launch jobs: a hostfile of the
 // usable nodes by their inventory addresses (the ones this machine's ssh
 // and its known_hosts know; one rank each, rank i on the i-th), ssh with
 // the inventory's settings (mpi_launch.h), --mca btl_tcp_if_include from
-// [stages.mpi] or else the nics stage's data network (selection "mpi_mca"),
+// [stages.mpi] or else the nics stage's data network (its NetworkChoice),
 // and oob_tcp_if_include from [stages.mpi] or else a network this machine
 // shares with every node (mpi_oob.h; the choice and why go into the meta).
 // It runs clustercheck-mpi-probe (mpi/mpi_probe.cc): an exact
@@ -36,9 +36,10 @@
 #include "common/hostlist.h"
 #include "orchestrator/inventory/stage_settings.h"
 #include "orchestrator/run/install_layout.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/mpi/mpi_confirm.h"
 #include "orchestrator/stages/mpi/mpi_launch.h"
+#include "orchestrator/stages/mpi/mpi_spec.h"
 #include "orchestrator/stages/mpi/mpi_speed.h"
 #include "orchestrator/stages/mpi/mpi_verdict.h"
 #include "orchestrator/stages/mpi/mpirun_exec.h"
@@ -137,7 +138,7 @@ class MpiStage : public Stage {
     Status w = PrepareMpirunFiles(ctx, dir_, hosts, tag, text, &o);
     if (!w.ok()) return w;
     o.np = static_cast<int>(hosts.size());
-    o.btl_tcp_if_include = MpiInterface(ctx, s_.btl_if, "btl_tcp_if_include");
+    o.btl_tcp_if_include = BtlTcpInterface(ctx, s_.btl_if);
     o.oob_tcp_if_include = oob_.value;
     o.extra_args = s_.extra_args;
     o.program = probe_;

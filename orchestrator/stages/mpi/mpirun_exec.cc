@@ -65,32 +65,37 @@ MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
 }
 
 MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d) {
-  MpirunRun r;
   LocalConnection here;
-  const auto start = Clock::now();
-  auto last_line = start;
-  auto seconds_since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  };
-  Deadline deadline = Deadline::InSeconds(d.total_s);
-  auto p = here.Start(CommandLine{argv, {}}, deadline);
+  auto p = here.Start(CommandLine{argv, {}}, Deadline::InSeconds(d.total_s));
   if (!p.ok()) {
+    MpirunRun r;
     r.status = p.status();
     return r;
   }
-  (*p)->CloseStdin();
+  return WatchMpirun(**p, d, RealClock());
+}
+
+MpirunRun WatchMpirun(RemoteProcess& p, const MpirunDeadlines& d, Clock& clock) {
+  MpirunRun r;
+  const Clock::time_point start = clock.Now();
+  Clock::time_point last_line = start;
+  auto seconds_since = [&clock](Clock::time_point t) {
+    return std::chrono::duration<double>(clock.Now() - t).count();
+  };
+  Deadline deadline = Deadline::InSeconds(clock, d.total_s);
+  p.CloseStdin();
   bool interrupted = false;
   for (;;) {
     // Short slices, so that Ctrl-C and the idle deadline stop mpirun
     // within a moment.
-    auto line = (*p)->ReadLine(deadline.Min(Deadline::In(Millis(250))));
+    auto line = p.ReadLine(deadline.Within(Millis(250)));
     if (line.ok()) {
       r.stdout_lines.push_back(*line);
-      last_line = Clock::now();
+      last_line = clock.Now();
     } else if (line.status().Is(ErrorKind::kEof)) {
       break;
     } else if (!line.status().Is(ErrorKind::kTimeout)) {  // e.g. a line past the cap
-      (*p)->Kill();
+      p.Kill();
       r.status = line.status();
       return r;
     }
@@ -106,16 +111,16 @@ MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines&
       break;
     }
   }
-  if (r.hung || interrupted) (*p)->Kill();
+  if (r.hung || interrupted) p.Kill();
   if (interrupted) r.status = Status::Interrupted("mpirun stopped: interrupted");
-  auto code = (*p)->Wait(r.hung ? Deadline::InSeconds(10) : deadline);
+  auto code = p.Wait(r.hung ? Deadline::InSeconds(clock, 10) : deadline);
   if (!code.ok()) {
     r.hung = true;
-    (*p)->Kill();
+    p.Kill();
   } else {
     r.exit_code = *code;
   }
-  r.stderr_lines = SplitLines((*p)->StderrSoFar());
+  r.stderr_lines = SplitLines(p.StderrSoFar());
   return r;
 }
 
@@ -182,22 +187,21 @@ OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& 
   in.setting = setting;
   if (setting.empty()) {
     in.interfaces = LocalIpv4Interfaces();
-    Json data = ctx.Selection("addresses");
+    std::optional<NetworkChoice> choice = ctx.network_choice();
     for (const Node* n : nodes) {
       in.inventory_addresses[n->name] = Ipv4Of(n->address);
-      if (data.is_object() && data.contains(n->name) && data[n->name].is_string()) {
-        in.data_addresses[n->name] = data[n->name];
+      if (choice && choice->address_of.count(n->name)) {
+        in.data_addresses[n->name] = choice->address_of.at(n->name);
       }
     }
   }
   return ChooseOobNetwork(in);
 }
 
-std::string MpiInterface(const StageContext& ctx, const std::string& setting, const char* key) {
+std::string BtlTcpInterface(const StageContext& ctx, const std::string& setting) {
   if (!setting.empty()) return setting;
-  auto sel = ctx.Selection("mpi_mca");
-  if (sel.is_object() && sel.contains(key) && sel[key].is_string()) return sel[key];
-  return "";
+  std::optional<NetworkChoice> choice = ctx.network_choice();
+  return choice ? choice->btl_tcp_if_include : "";
 }
 
 Status PrepareMpirunFiles(const StageContext& ctx, const TempDir& dir,

@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "orchestrator/run/stage.h"
 #include "orchestrator/stages/mpi/mpi_launch.h"
 #include "orchestrator/stages/mpi/mpi_oob.h"
 #include "orchestrator/stages/mpi/mpirun_deadline.h"
+#include "orchestrator/transport/transport.h"
 
 namespace cc {
 
@@ -35,6 +37,11 @@ struct MpirunRun {
 // Runs argv here under `d` (mpirun_deadline.h: every stdout line resets
 // the idle deadline); at either deadline kills its process group.
 MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d);
+// RunMpirun's part after the start: closes p's stdin, reads its lines until
+// it exits or a deadline of `d` passes on `clock` (then kills it), and
+// collects its exit code and stderr. Tests give a scripted process and a
+// FakeClock.
+MpirunRun WatchMpirun(RemoteProcess& p, const MpirunDeadlines& d, Clock& clock);
 // The same with FixedMpirunDeadlines(timeout_s).
 MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s);
 
@@ -59,16 +66,16 @@ std::vector<LocalInterface> LocalIpv4Interfaces();
 // Where mpirun's OOB channel goes (mpi_oob.h) for `nodes`: the setting, else
 // the network this machine shares with the nodes' inventory addresses (an
 // address that is a host name is resolved here, IPv4 only), else with their
-// data addresses (the nics stage's selection "addresses"). Local runs need
-// none: every rank is on this machine.
+// data addresses (the nics stage's NetworkChoice::address_of). Local runs
+// need none: every rank is on this machine.
 OobChoice ChooseMpiOob(const StageContext& ctx, const std::vector<const Node*>& nodes,
                        const std::string& setting);
 
-// The stage's own setting wins: an operator who names an interface means
-// it; otherwise the nics stage's choice (selection "mpi_mca"[key]; used for
-// btl_tcp_if_include: OOB is ChooseMpiOob's);
-// otherwise "" (Open MPI tries every interface).
-std::string MpiInterface(const StageContext& ctx, const std::string& setting, const char* key);
+// Open MPI's btl_tcp_if_include. The stage's own setting wins: an operator
+// who names an interface means it; otherwise the nics stage's choice
+// (NetworkChoice::btl_tcp_if_include; OOB is ChooseMpiOob's); otherwise ""
+// (Open MPI tries every interface).
+std::string BtlTcpInterface(const StageContext& ctx, const std::string& setting);
 
 // Writes `hostfile_text` as hostfile<tag> in `dir` and, over ssh, an
 // ssh_config<tag> for `hosts` (mpi_launch.h); sets o's hostfile,

@@ -76,7 +76,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     Status w = PrepareMpirunFiles(ctx, dir, hosts, "." + std::to_string(i),
                                   NcclMpiHostfile(group, addresses, local), &o);
     o.np = np;
-    o.btl_tcp_if_include = MpiInterface(ctx, "", "btl_tcp_if_include");
+    o.btl_tcp_if_include = BtlTcpInterface(ctx, "");
     o.oob_tcp_if_include = ChooseMpiOob(ctx, nodes, "").value;
     o.program = probe;
     std::string req = NcclMpiRequest(group, s).dump();

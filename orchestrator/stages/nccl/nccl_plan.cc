@@ -77,17 +77,12 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   return s;
 }
 
-std::map<std::string, std::string> NcclEnvFor(const Json& selection,
+std::map<std::string, std::string> NcclEnvFor(const std::map<std::string, std::string>& chosen,
                                               const std::map<std::string, std::string>& stage_env,
                                               const std::map<std::string, std::string>& node_env) {
   std::map<std::string, std::string> env;
-  if (selection.is_object()) {
-    for (const auto& [k, v] : selection.items()) {
-      // The NIC stage may leave a key null when it has no recommendation.
-      if (!PassedToAgent(k)) continue;
-      if (v.is_string() && !v.get<std::string>().empty()) env[k] = v.get<std::string>();
-      if (v.is_number_integer()) env[k] = std::to_string(v.get<long long>());
-    }
+  for (const auto& [k, v] : chosen) {
+    if (PassedToAgent(k) && !v.empty()) env[k] = v;
   }
   for (const auto& [k, v] : stage_env) env[k] = v;
   for (const auto& [k, v] : node_env) {

@@ -17,7 +17,7 @@
 
 namespace cc {
 
-// [stages.nccl] settings (rows in stage_settings.cc), with their defaults.
+// [stages.nccl] settings (rows in nccl_spec.cc), with their defaults.
 struct NcclSettings {
   // Message sizes, bytes. Default 1M, 8M, 64M: enough to see bandwidth,
   // short enough that a whole round takes seconds.
@@ -47,13 +47,14 @@ struct NcclSettings {
 Result<NcclSettings> ReadNcclSettings(const nlohmann::json& settings);
 
 // The NCCL environment of one node's ranks, later entries winning:
-//   1. the NIC stage's selection ("nccl_env": NCCL_SOCKET_IFNAME, ...),
+//   1. the nics stage's choice (NetworkChoice::nccl_env: NCCL_SOCKET_IFNAME,
+//      ...; a "" value is no advice and is left out),
 //   2. [stages.nccl.env],
 //   3. the node's own env from the inventory (defaults, group, node).
 // Only NCCL_* and CUDA_* names are passed (the agent accepts no others;
 // the rest of the node env reaches the agent's process anyway). An
 // operator's explicit setting beats the cluster-wide recommendation.
-std::map<std::string, std::string> NcclEnvFor(const nlohmann::json& selection,
+std::map<std::string, std::string> NcclEnvFor(const std::map<std::string, std::string>& chosen,
                                               const std::map<std::string, std::string>& stage_env,
                                               const std::map<std::string, std::string>& node_env);
 

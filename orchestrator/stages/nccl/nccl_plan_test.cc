@@ -126,10 +126,10 @@ TEST(NcclPlan, BusbwBelowTheFloorFailsAndBelowTheMedianWarns) {
 }
 
 TEST(NcclPlan, NodeEnvBeatsStageEnvBeatsTheNicSelection) {
-  Json sel = {{"NCCL_SOCKET_IFNAME", "eth1"},
-              {"NCCL_IB_HCA", "mlx5_0"},
-              {"NCCL_IB_GID_INDEX", ""},
-              {"NCCL_IB_TC", 106}};
+  std::map<std::string, std::string> sel = {{"NCCL_SOCKET_IFNAME", "eth1"},
+                                            {"NCCL_IB_HCA", "mlx5_0"},
+                                            {"NCCL_IB_GID_INDEX", ""},
+                                            {"NCCL_IB_TC", "106"}};
   auto env = NcclEnvFor(sel, {{"NCCL_IB_HCA", "mlx5_2"}, {"NCCL_ALGO", "Ring"}},
                         {{"NCCL_SOCKET_IFNAME", "lo"}, {"PATH", "/bin"}, {"NCCL_HOSTID", "h1"}});
   EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "lo");

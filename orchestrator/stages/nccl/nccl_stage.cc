@@ -1,6 +1,6 @@
 // `nccl`: AllReduce through NCCL as nccl-tests measures it, with the
-// transport NCCL really used and the name of the bad node (DESIGN.md step
-// 5, issue 7). Phases ([stages.nccl] phases; all by default):
+// transport NCCL really used and the name of the bad node (issue 7;
+// docs/architecture.md). Phases ([stages.nccl] phases; all by default):
 //   intra    every node alone (all its GPUs), all nodes at once;
 //   pairs    round-robin rounds (schedule.h): every pair once, the pairs of
 //            a round at once;
@@ -13,7 +13,7 @@
 //            verdicts.
 // Results: NodeResult "intra-node" per node, PairResult "allreduce" per
 // pair (busbw GB/s at the largest size as value), NodeResult "*"/"cluster",
-// and "verdict:<kind>" rows for what the isolation named (analysis.h).
+// and a Verdict for each node or link the isolation named (analysis.h).
 // Nodes without a usable GPU or libnccl are `skip` with the facts' reason.
 // No accusation on one test (confirm.h): a failed or hung intra-node,
 // cluster or isolation test is run again at once with deadlines
@@ -31,11 +31,12 @@
 #include "common/median.h"
 #include "orchestrator/run/confirm_node.h"
 #include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nccl/attribution.h"
 #include "orchestrator/stages/nccl/nccl_isolation.h"
 #include "orchestrator/stages/nccl/nccl_launch.h"
 #include "orchestrator/stages/nccl/nccl_mpirun.h"
+#include "orchestrator/stages/nccl/nccl_spec.h"
 
 namespace cc {
 namespace {
@@ -110,7 +111,8 @@ class NcclStage : public Stage {
 
 void NcclStage::Members(StageContext& ctx) {
   auto facts = ctx.facts();
-  Json selection = ctx.Selection("nccl_env");
+  // No choice (the nics stage did not run or found none): no NCCL advice.
+  const NetworkChoice choice = ctx.network_choice().value_or(NetworkChoice());
   members_.reserve(ctx.fleet().Usable().size());
   for (NodeState* st : ctx.fleet().Usable()) {
     const Node& node = *st->node;
@@ -130,7 +132,7 @@ void NcclStage::Members(StageContext& ctx) {
     if (nccl.is_object() && nccl.value("path", std::string()) != "") {
       m.library_paths.push_back(nccl["path"].get<std::string>());
     }
-    m.env = NcclEnvFor(selection, s_.env, node.env);
+    m.env = NcclEnvFor(choice.nccl_env, s_.env, node.env);
     members_.push_back(std::move(m));
   }
   for (NcclMember& m : members_) {
@@ -431,51 +433,52 @@ void NcclStage::RecordVerdicts(StageContext& ctx, const Attribution& a,
                                : " (isolation: " + std::to_string(runs) + " NCCL run" +
                                      (runs == 1 ? "" : "s") +
                                      (cluster_ ? " after the whole-cluster test)" : ")");
-  auto row = [&](const std::string& node, const std::string& kind, Outcome o,
-                 const std::string& msg, Json ev) {
-    NodeResult r;
-    r.node = node;
-    r.stage = "nccl";
-    r.check = "verdict:" + kind;
-    r.outcome = o;
-    r.value = "allreduce";
-    r.message = msg + cost;
+  auto record = [&](const std::string& kind, Outcome o, const std::string& msg,
+                    std::vector<std::string> nodes, const std::string& next_step,
+                    Json ev = Json::object(), std::vector<NodePair> pairs = {}) {
+    Verdict v;
+    v.kind = kind;
+    v.severity = o;
+    v.nodes = std::move(nodes);
+    v.pairs = std::move(pairs);
+    v.stage = "nccl";
+    v.check = "allreduce";
+    v.summary = msg + cost;
     ev["isolation_runs"] = runs;
-    r.evidence = std::move(ev);
-    ctx.Record(r);
+    ev["stage_kind"] = kind;
+    v.evidence = std::move(ev);
+    v.next_step = next_step;
+    ctx.Record(v);
   };
   std::set<std::string> named;
   for (const NodeBlame& b : a.bad_nodes) {
     named.insert(b.node);
-    row(b.node, "bad-node", b.outcome, b.node + " is bad: " + b.reason,
-        {{"nodes", {b.node}},
-         {"failed_with", b.failed_with},
-         {"passed_with", b.passed_with},
-         {"next_step", "drain " + b.node + "; check its NICs, GPUs and NCCL env"}});
+    record("bad-node", b.outcome, b.node + " is bad: " + b.reason, {b.node},
+           "drain " + b.node + "; check its NICs, GPUs and NCCL env",
+           {{"failed_with", b.failed_with}, {"passed_with", b.passed_with}});
   }
   for (const std::string& n : iso.bad_nodes) {
     if (!named.insert(n).second) continue;
-    row(n, "bad-node", Outcome::kFail,
-        n + " is bad: every NCCL group with it broke, groups without it worked",
-        {{"nodes", {n}}, {"next_step", "drain " + n + "; check its NICs, GPUs and NCCL env"}});
+    record("bad-node", Outcome::kFail,
+           n + " is bad: every NCCL group with it broke, groups without it worked", {n},
+           "drain " + n + "; check its NICs, GPUs and NCCL env");
   }
   std::vector<NodePair> links;
   for (const LinkBlame& l : a.bad_links) links.push_back({l.a, l.b});
   links.insert(links.end(), iso.bad_links.begin(), iso.bad_links.end());
   for (const auto& [x, y] : links) {
-    row(x, "bad-link", Outcome::kFail,
-        x + " and " + y + " fail together but each works with others",
-        {{"nodes", {x, y}},
-         {"node_pairs", {{x, y}}},
-         {"next_step", "check the cable, switch ports and routes between " + x + " and " + y}});
+    record("bad-link", Outcome::kFail,
+           x + " and " + y + " fail together but each works with others", {x, y},
+           "check the cable, switch ports and routes between " + x + " and " + y, Json::object(),
+           {{x, y}});
   }
   std::vector<NodeGroup> unexplained = iso.unexplained;
   for (const auto& [x, y] : a.unexplained) unexplained.push_back({x, y});
   for (const NodeGroup& g : unexplained) {
-    row(FoldHostlist(g), "unexplained", Outcome::kFail,
-        "NCCL tests failed, hung or were slow on " + FoldHostlist(g) +
-            " and no single node or link explains it",
-        {{"nodes", g}, {"next_step", "read the NCCL logs in the evidence; retest at this scale"}});
+    record("unexplained", Outcome::kFail,
+           "NCCL tests failed, hung or were slow on " + FoldHostlist(g) +
+               " and no single node or link explains it",
+           g, "read the NCCL logs in the evidence; retest at this scale");
   }
 }
 
@@ -509,7 +512,8 @@ Status NcclStage::Run(StageContext& ctx) {
   meta_["sizes"] = s_.sizes;
   meta_["phases"] = s_.phases;
   meta_["launcher"] = s_.launcher;
-  meta_["nic_selection"] = ctx.Selection("nccl_env");
+  std::optional<NetworkChoice> choice = ctx.network_choice();
+  meta_["nic_selection"] = choice ? Json(choice->nccl_env) : Json();
   if (cluster_)
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},
                         {"busbw_gbps", cluster_->busbw.value_or(0)}};

@@ -182,4 +182,16 @@ Json SelectionJson(const NicSelection& s) {
           {"notes", s.notes}};
 }
 
+NetworkChoice NetworkChoiceOf(const NicSelection& s) {
+  NetworkChoice c;
+  c.nccl_env = {{"NCCL_SOCKET_IFNAME", s.socket_ifname},
+                {"NCCL_IB_HCA", s.ib_hca},
+                {"NCCL_IB_GID_INDEX", s.ib_gid_index ? std::to_string(*s.ib_gid_index) : ""}};
+  // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
+  c.btl_tcp_if_include = s.tcp_if_include;
+  c.mpi_note = kOobNote;
+  c.address_of = s.address_of;
+  return c;
+}
+
 }  // namespace cc

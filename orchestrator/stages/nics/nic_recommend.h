@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/run/network_choice.h"
 #include "orchestrator/stages/nics/nic_select.h"
 
 namespace cc {
@@ -44,5 +45,9 @@ std::vector<std::string> EnvLines(const NicSelection& s);
 
 // The selection as stored with the run.
 nlohmann::json SelectionJson(const NicSelection& s);
+
+// What the later stages are handed (StageContext::SetNetworkChoice).
+// REQUIRES: s.subnet (a network was chosen).
+NetworkChoice NetworkChoiceOf(const NicSelection& s);
 
 }  // namespace cc

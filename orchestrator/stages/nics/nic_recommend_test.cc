@@ -100,13 +100,19 @@ TEST(IbHca, APortActiveOnTooFewNodesIsLeftOut) {
   EXPECT_NE(c.notes.at(0).find("mlx5_1:1 is active only on a"), std::string::npos);
 }
 
-TEST(EnvLines, ASelectionPrintsExportLines) {
+// A choice of the RoCE network 10.42.0.0/24 on eth0.
+NicSelection RoceSelection() {
   NicSelection s;
   s.subnet = "10.42.0.0/24";
   s.socket_ifname = "eth0";
   s.ib_hca = "mlx5_1:1";
   s.ib_gid_index = 3;
   s.tcp_if_include = "10.42.0.0/24";
+  return s;
+}
+
+TEST(EnvLines, ASelectionPrintsExportLines) {
+  NicSelection s = RoceSelection();
   EXPECT_EQ(EnvLines(s),
             (std::vector<std::string>{"export NCCL_SOCKET_IFNAME=eth0",
                                       "export NCCL_IB_HCA=mlx5_1:1", "export NCCL_IB_GID_INDEX=3",
@@ -119,6 +125,21 @@ TEST(EnvLines, ASelectionPrintsExportLines) {
       << "the oob network is the mpi stage's choice: the mpirun host may lack the data network";
   EXPECT_EQ(j["mpi_note"], kOobNote);
   EXPECT_EQ(j["NCCL_IB_GID_INDEX"], 3);
+}
+
+TEST(NetworkChoiceOf, LaterStagesGetTheEnvTheBtlNetworkAndEveryAddress) {
+  NicSelection s = RoceSelection();
+  s.address_of = {{"node1", "10.42.0.1"}, {"node2", "10.42.0.2"}};
+  NetworkChoice c = NetworkChoiceOf(s);
+  EXPECT_EQ(c.nccl_env, (std::map<std::string, std::string>{{"NCCL_IB_GID_INDEX", "3"},
+                                                            {"NCCL_IB_HCA", "mlx5_1:1"},
+                                                            {"NCCL_SOCKET_IFNAME", "eth0"}}));
+  EXPECT_EQ(c.btl_tcp_if_include, "10.42.0.0/24");
+  EXPECT_EQ(c.mpi_note, kOobNote);
+  EXPECT_EQ(c.AddressOr("node2", "gpu002.mgmt"), "10.42.0.2");
+
+  s.ib_gid_index.reset();  // InfiniBand, not RoCE: no GID index to advise
+  EXPECT_EQ(NetworkChoiceOf(s).nccl_env.at("NCCL_IB_GID_INDEX"), "");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The nics stage's judgement, pure (DESIGN.md step 5, issue 6): per subnet,
+// The nics stage's judgement, pure (docs/architecture.md, issue 6): per subnet,
 // which nodes are down, unreachable, off in MTU or speed, and whether the
 // subnet is a decoy (the same address on every node, like docker0's
 // 172.17.0.1, or a network where each node reaches only itself); then the

@@ -1,5 +1,5 @@
-// `nics`: which network NCCL and MPI should use, with evidence (DESIGN.md
-// step 5, issue 6). From every usable node's facts (network and rdma
+// `nics`: which network NCCL and MPI should use, with evidence (issue 6;
+// docs/architecture.md). From every usable node's facts (network and rdma
 // sections; asked for here when the facts stage did not run), in three
 // phases over the agents (agent/nics_command.cc; run/listen_probe.h):
 //   1. `nics`: each node listens on every routable address it has (a TCP
@@ -11,19 +11,21 @@
 //      the run meta ("retests.nics");
 //   4. `stop`.
 // Then the pure judgement (nic_select.h), results (nics_results.h), the
-// selection in the run's meta ("nics") and for later stages:
-// ctx.Select("nccl_env"), ("mpi_mca") and ("addresses", node -> address).
+// selection in the run's meta ("nics") and, for later stages, the network
+// choice (ctx.SetNetworkChoice: NCCL env, MPI MCA, node -> address).
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
 
 #include "orchestrator/run/listen_probe.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nics/nic_local.h"
 #include "orchestrator/stages/nics/nic_recommend.h"
 #include "orchestrator/stages/nics/nic_select.h"
 #include "orchestrator/stages/nics/nics_confirm.h"
 #include "orchestrator/stages/nics/nics_results.h"
+#include "orchestrator/stages/nics/nics_spec.h"
+#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {
@@ -82,7 +84,7 @@ class NicsStage : public Stage {
     ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
     const std::string run_token =
         std::to_string(ctx.run_id()) + "-" +
-        std::to_string(Clock::now().time_since_epoch().count() % 1000000007);
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
     tokens_ = peers_.Tokens("clustercheck-nics " + run_token);
     for (const auto& [name, token] : tokens_) node_of_token_[token] = name;
     Listen(ctx);
@@ -376,16 +378,7 @@ class NicsStage : public Stage {
     Json stored = SelectionJson(sel);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
     if (!s.ok()) ctx.progress().Note("nics: selection not stored: " + s.ToString());
-    if (sel.subnet) {
-      ctx.Select("nccl_env",
-                 {{"NCCL_SOCKET_IFNAME", sel.socket_ifname},
-                  {"NCCL_IB_HCA", sel.ib_hca},
-                  {"NCCL_IB_GID_INDEX",
-                   sel.ib_gid_index ? Json(std::to_string(*sel.ib_gid_index)) : Json("")}});
-      // No oob_tcp_if_include: the mpi stage chooses it (kOobNote).
-      ctx.Select("mpi_mca", {{"btl_tcp_if_include", sel.tcp_if_include}, {"note", kOobNote}});
-      ctx.Select("addresses", Json(sel.address_of));
-    }
+    if (sel.subnet) ctx.SetNetworkChoice(NetworkChoiceOf(sel));
     ctx.progress().Note("nics: " +
                         (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);

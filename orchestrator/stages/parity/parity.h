@@ -1,5 +1,5 @@
 // The parity judgement: every node's flat facts (facts_fields.h) judged
-// three ways, as DESIGN.md's `facts / parity` stage describes:
+// three ways, as docs/architecture.md "Stages" describes `parity`:
 //
 //   1. against [expect] pins          check "expect.<field>"
 //   2. against the cluster majority   check "<field>"  (the odd node out)

@@ -1,8 +1,9 @@
 // `parity`: flattens every node's facts and judges them (parity.h): pins,
 // the cluster majority, compatibility rules.
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/facts/facts_fields.h"
 #include "orchestrator/stages/parity/parity.h"
+#include "orchestrator/stages/parity/parity_spec.h"
 
 namespace cc {
 namespace {

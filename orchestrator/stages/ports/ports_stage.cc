@@ -1,6 +1,6 @@
 // `ports`: a reachability matrix for every port a distributed job needs,
-// in both directions, between every pair of usable nodes (DESIGN.md step
-// 5, issue 5). Three phases over every node's agent (agent/ports_command.cc,
+// in both directions, between every pair of usable nodes (docs/architecture.md,
+// issue 5). Three phases over every node's agent (agent/ports_command.cc,
 // run/listen_probe.h):
 //   1. `ports`: each node listens on its port set and answers a token;
 //   2. `probe`: in batches of round-robin rounds (RoundRobinRounds: every
@@ -13,8 +13,8 @@
 // A node whose agent stops answering in phase 2 or 3 is lost (node_lost.h):
 // it is left out of the later batches and ends as one `node-lost` verdict.
 // Then one PairResult per (sender, receiver, port) in one transaction, a
-// NodeResult "listen" per node, and the attribution's verdicts as
-// NodeResults "verdict:<kind>" (ports_verdict.h); a summary goes to the
+// NodeResult "listen" per node, and the attribution's verdicts
+// (ports_verdict.h, stored_verdict.h); a summary goes to the
 // run's meta under "ports", the retest counts under "retests.ports".
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,16 +25,18 @@
 #include <random>
 #include <set>
 
-#include "common/hostlist.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/probe_pacer.h"
 #include "orchestrator/run/schedule.h"
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
 #include "orchestrator/stages/ports/node_lost.h"
 #include "orchestrator/stages/ports/ports_plan.h"
 #include "orchestrator/stages/ports/ports_retest.h"
+#include "orchestrator/stages/ports/ports_spec.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
+#include "orchestrator/stages/ports/stored_verdict.h"
+#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {
@@ -70,7 +72,8 @@ std::string RandomHex(size_t bytes) {
 }
 
 double MsSince(Clock::time_point start) {
-  return std::round(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  return std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 Outcome OutcomeOfWait(const Status& s) {
@@ -112,14 +115,14 @@ class PortsStage : public Stage {
     tokens_ = peers_.Tokens("clustercheck-ports " + RandomHex(12));
     size_t rounds = RoundRobinRounds(peers_.Names()).size();
     ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
-    start_ = Clock::now();
+    start_ = std::chrono::steady_clock::now();
     Listen(ctx);
-    auto t1 = Clock::now();
+    auto t1 = std::chrono::steady_clock::now();
     Probe(ctx);
-    auto t2 = Clock::now();
+    auto t2 = std::chrono::steady_clock::now();
     std::vector<PairResult> results = FirstResults();
     Retest(ctx, &results);
-    auto t3 = Clock::now();
+    auto t3 = std::chrono::steady_clock::now();
     const double alive_ms = SinceStartMs();
     peers_.Stop(
         ctx, kStopTimeoutS, [this](const Peer& p) { return Lost(p.name); },
@@ -139,11 +142,8 @@ class PortsStage : public Stage {
   // The node's address on the network the nics stage selected, when it
   // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
-    Json sel = ctx.Selection("addresses");
-    if (sel.is_object() && sel.contains(node.name) && sel[node.name].is_string()) {
-      return sel[node.name];
-    }
-    return node.address;
+    std::optional<NetworkChoice> choice = ctx.network_choice();
+    return choice ? choice->AddressOr(node.name, node.address) : node.address;
   }
 
   size_t PortsPerReceiver() const {
@@ -211,7 +211,7 @@ class PortsStage : public Stage {
       std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
-      auto t0 = Clock::now();
+      auto t0 = std::chrono::steady_clock::now();
       RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
       std::vector<double> connect_ms = ConnectTimes(targets);
       batches_.push_back({{"rounds", w},
@@ -267,7 +267,7 @@ class PortsStage : public Stage {
       targets.push_back(
           {{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port}, {"plain", pp.plain}});
     }
-    auto start = Clock::now();
+    auto start = std::chrono::steady_clock::now();
     Deadline deadline =
         Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
     ProbeReply reply = AskToProbe(p,
@@ -302,7 +302,8 @@ class PortsStage : public Stage {
   }
 
   double SinceStartMs() const {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
   }
 
   void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
@@ -335,9 +336,8 @@ class PortsStage : public Stage {
   void Retest(StageContext& ctx, std::vector<PairResult>* results);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
-                         Outcome o, const std::string& message, Json evidence,
-                         const std::string& value = "") {
-    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence), value));
+                         Outcome o, const std::string& message, Json evidence) {
+    ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence)));
   }
 
   void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms, double probe_ms,
@@ -547,21 +547,7 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
     verdicts.push_back(NodeLostVerdict(lost, before));
   }
   for (PortVerdict& v : AttributePorts(nodes, cells, ranges)) verdicts.push_back(std::move(v));
-  for (const PortVerdict& v : verdicts) {
-    Json ev = v.evidence;
-    ev["kind"] = v.kind;
-    ev["nodes"] = v.nodes;
-    ev["next_step"] = v.next_step;
-    Json pairs = Json::array();
-    for (const auto& [a, b] : v.pairs) pairs.push_back({a, b});
-    ev["node_pairs"] = pairs;
-    std::string node = v.kind == "nothing" || v.kind == "port-everywhere" ? "*"
-                       : v.kind == "one-way" || v.kind == "pair"          ? v.nodes.at(0)
-                                                                          : FoldHostlist(v.nodes);
-    std::string value = FormatTcpPorts(v.ports);
-    if (value.size() > 200) value = value.substr(0, 197) + "...";
-    RecordNode(ctx, node, "verdict:" + v.kind, v.severity, v.message, ev, value);
-  }
+  for (const PortVerdict& v : verdicts) ctx.Record(StoredVerdict(v));
 }
 
 void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double listen_ms,

@@ -1,7 +1,8 @@
 // `sleep`: holds an agent busy on every node for stages.sleep.seconds.
 // Not in the default list: it exists so that interrupts (Ctrl-C) and
 // deadlines can be tested against agents that are really running.
-#include "orchestrator/run/stages_decl.h"
+#include "orchestrator/run/stage.h"
+#include "orchestrator/stages/sleep/sleep_spec.h"
 
 namespace cc {
 namespace {
@@ -11,7 +12,7 @@ class SleepStage : public Stage {
   std::string name() const override { return "sleep"; }
   Status Run(StageContext& ctx) override {
     Json settings = ctx.inventory().StageSettings("sleep");
-    double seconds = settings.value("seconds", 5.0);
+    double seconds = settings.value("seconds", kDefaultSleepSeconds);
     auto usable = ctx.fleet().Usable();
     ctx.progress().StartStage("sleep", static_cast<long long>(usable.size()), "nodes");
     ctx.fleet().ForEach({}, [&](NodeState& s) {

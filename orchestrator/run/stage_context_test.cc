@@ -1,0 +1,80 @@
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "common/fake_clock.h"
+#include "orchestrator/run/stage.h"
+#include "orchestrator/transport/fake_transport.h"
+
+namespace cc {
+namespace {
+
+// A StageContext over a fresh store, no nodes and a FakeClock.
+class StageContextTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cc-stage-context-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto store = Store::Open(dir_ + "/cc.db");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    auto id = store_->BeginRun(RunRecord());
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    run_id_ = *id;
+    FleetOptions o;
+    o.clock = &clock_;
+    fleet_ = std::make_unique<Fleet>(transport_, std::vector<Node>(), o);
+    ctx_ = std::make_unique<StageContext>(inventory_, *store_, run_id_, *fleet_, progress_);
+  }
+  void TearDown() override {
+    ctx_.reset();
+    fleet_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  nlohmann::json Meta() { return store_->GetRun(run_id_)->meta; }
+
+  std::string dir_;
+  FakeClock clock_;
+  Inventory inventory_;
+  FakeTransport transport_;
+  Progress progress_{nullptr, false};
+  std::unique_ptr<Store> store_;
+  int64_t run_id_ = 0;
+  std::unique_ptr<Fleet> fleet_;
+  std::unique_ptr<StageContext> ctx_;
+};
+
+TEST_F(StageContextTest, TheNetworkChoiceReachesLaterStagesAndTheRunMeta) {
+  EXPECT_FALSE(ctx_->network_choice().has_value()) << "no choice before the nics stage made one";
+  NetworkChoice c;
+  c.nccl_env = {{"NCCL_SOCKET_IFNAME", "eth1"}};
+  c.btl_tcp_if_include = "10.42.0.0/24";
+  c.address_of = {{"node2", "10.42.0.2"}};
+  ctx_->SetNetworkChoice(c);
+
+  ASSERT_TRUE(ctx_->network_choice().has_value());
+  EXPECT_EQ(ctx_->network_choice()->AddressOr("node2", "node2.mgmt"), "10.42.0.2");
+  EXPECT_EQ(ctx_->network_choice()->btl_tcp_if_include, "10.42.0.0/24");
+  nlohmann::json meta = Meta();
+  EXPECT_EQ(meta["selection.nccl_env"]["NCCL_SOCKET_IFNAME"], "eth1");
+  EXPECT_EQ(meta["selection.mpi_mca"]["btl_tcp_if_include"], "10.42.0.0/24");
+  EXPECT_EQ(meta["selection.addresses"]["node2"], "10.42.0.2");
+  EXPECT_TRUE(ctx_->store_errors().empty());
+}
+
+TEST_F(StageContextTest, ResultsAreStampedByTheRunsClock) {
+  ctx_->Record(NodeCheck("facts", "node1", "gpu", Outcome::kPass, "8 GPUs"));
+  clock_.Advance(std::chrono::seconds(90));
+  ctx_->Record(NodeCheck("facts", "node2", "gpu", Outcome::kPass, "8 GPUs"));
+  auto results = store_->GetNodeResults(run_id_);
+  ASSERT_TRUE(results.ok());
+  ASSERT_EQ(results->size(), 2u);
+  EXPECT_EQ((*results)[0].at, "2027-01-01T00:00:00Z");
+  EXPECT_EQ((*results)[1].at, "2027-01-01T00:01:30Z");
+}
+
+}  // namespace
+}  // namespace cc

@@ -1,0 +1,116 @@
+#include "orchestrator/store/schema_migrations.h"
+
+namespace cc {
+
+// "check" is an SQL keyword, so the column is check_name.
+const char* const kSchemaMigrations[2] = {
+    // v0 -> v1
+    R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  exit_code INTEGER NOT NULL DEFAULT -1,
+  inventory_path TEXT NOT NULL DEFAULT '',
+  inventory_sha256 TEXT NOT NULL DEFAULT '',
+  inventory_name TEXT NOT NULL DEFAULT '',
+  argv TEXT NOT NULL DEFAULT '',
+  version TEXT NOT NULL DEFAULT '',
+  meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE nodes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node TEXT NOT NULL,
+  address TEXT NOT NULL DEFAULT '',
+  reachable INTEGER NOT NULL DEFAULT 0,
+  error TEXT NOT NULL DEFAULT '',
+  facts TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (run_id, node)
+);
+CREATE INDEX nodes_run ON nodes(run_id);
+CREATE TABLE node_results (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  node TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  check_name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  value TEXT NOT NULL DEFAULT '',
+  expected TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX node_results_run ON node_results(run_id);
+CREATE TABLE pair_results (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stage TEXT NOT NULL,
+  src TEXT NOT NULL,
+  dst TEXT NOT NULL,
+  check_name TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT '',
+  value REAL,
+  unit TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX pair_results_run ON pair_results(run_id);
+)sql",
+    // v1 -> v2: stage verdicts get their own table. Until v2 a stage stored
+    // them as node results with check "verdict:<kind>" in the stage's own
+    // words, its nodes, pairs and next step inside the evidence; those rows
+    // move here in the words of analysis.h (the stage's word kept as
+    // evidence "stage_kind"), so nothing after this step decodes them.
+    R"sql(
+CREATE TABLE verdicts (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stage TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  check_name TEXT NOT NULL DEFAULT '',
+  nodes TEXT NOT NULL DEFAULT '[]',
+  pairs TEXT NOT NULL DEFAULT '[]',
+  summary TEXT NOT NULL DEFAULT '',
+  next_step TEXT NOT NULL DEFAULT '',
+  evidence TEXT NOT NULL DEFAULT '{}',
+  at TEXT NOT NULL
+);
+CREATE INDEX verdicts_run ON verdicts(run_id);
+CREATE TEMP TABLE old_verdicts AS
+  SELECT id, run_id, stage, substr(check_name, 9) AS stage_kind, outcome, value, message, at,
+         CASE WHEN json_valid(evidence) AND json_type(evidence) = 'object' THEN evidence
+              ELSE '{}' END AS ev
+  FROM node_results WHERE substr(check_name, 1, 8) = 'verdict:';
+INSERT INTO verdicts (run_id, stage, kind, severity, check_name, nodes, pairs, summary,
+                      next_step, evidence, at)
+  SELECT run_id, stage,
+         CASE stage_kind WHEN 'nothing' THEN 'widespread'
+                         WHEN 'isolated' THEN 'bad-node'
+                         WHEN 'sender' THEN 'bad-node'
+                         WHEN 'receiver' THEN 'port-blocked'
+                         WHEN 'ephemeral' THEN 'port-blocked'
+                         WHEN 'port-everywhere' THEN 'port-blocked'
+                         WHEN 'pair' THEN 'bad-link'
+                         ELSE stage_kind END,
+         outcome, value,
+         CASE json_type(ev, '$.nodes') WHEN 'array' THEN json_extract(ev, '$.nodes') ELSE '[]' END,
+         CASE json_type(ev, '$.node_pairs') WHEN 'array' THEN json_extract(ev, '$.node_pairs')
+                                           ELSE '[]' END,
+         message,
+         CASE json_type(ev, '$.next_step') WHEN 'text' THEN json_extract(ev, '$.next_step')
+                                          ELSE '' END,
+         json_set(json_remove(ev, '$.nodes', '$.node_pairs', '$.next_step', '$.kind'),
+                  '$.stage_kind', stage_kind),
+         at
+  FROM old_verdicts ORDER BY id;
+DELETE FROM node_results WHERE id IN (SELECT id FROM old_verdicts);
+DROP TABLE old_verdicts;
+)sql",
+};
+
+}  // namespace cc
