@@ -75,7 +75,7 @@ TEST(Plan, DescribeEndsWithATotal) {
 }
 
 Inventory Example() {
-  auto inv = LoadInventory(std::string(CLUSTERCHECK_SOURCE_DIR) + "/inventories/example.toml");
+  auto inv = LoadInventory(std::string(CLUSTERCHECK_SOURCE_DIR) + "/inventories/example.toml", {});
   EXPECT_TRUE(inv.ok()) << inv.status().ToString();
   return inv.ok() ? *inv : Inventory{};
 }

@@ -123,8 +123,8 @@ TEST(ListenProbe, AMissingProbeAnswerIsATimeoutAfterTheDeadlineAndTheGrace) {
     return HealthyAgent(line);
   }));
   ListeningPeer& p = n.peer();
-  StartListening(p, "ports", Json::object(), 1);
-  ASSERT_TRUE(p.listen.ok());
+  StartListening(p, "ports", {{"token", "t2"}}, 1);
+  ASSERT_TRUE(p.listen.ok()) << p.listen.ToString();
   auto start = std::chrono::steady_clock::now();
   ProbeReply r = AskToProbe(p, {{"targets", {"gpu002"}}}, Deadline::In(Millis(100)), 0.3);
   EXPECT_TRUE(r.status.Is(ErrorKind::kTimeout)) << r.status.ToString();
@@ -138,7 +138,7 @@ TEST(ListenProbe, AStopThatNeverComesIsATimeoutAndAFailedListenerAnError) {
     return HealthyAgent(line);
   }));
   ListeningPeer& p = silent.peer();
-  StartListening(p, "ports", Json::object(), 1);
+  StartListening(p, "ports", {{"token", "t2"}}, 1);
   SendStop(p, 0.2);
   ASSERT_TRUE(p.stop.ok()) << "sending worked";
   AwaitStopped(p, 0.2);

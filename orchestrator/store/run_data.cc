@@ -18,7 +18,6 @@ std::vector<std::string> RunData::NodeNames() const {
   return out;
 }
 
-
 Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   RunData d;
   auto run = store.GetRun(run_id);
