@@ -184,7 +184,7 @@ std::string VerdictLine(const RunData& d) {
   // lost mid-stage: its unjudged probes are skips) still fails the run.
   std::set<std::string> verdict_nodes;
   for (const auto& v : d.verdicts) {
-    if (v.severity == Outcome::kFail || v.severity == Outcome::kHang) {
+    if (IsFailOrHang(v.severity)) {
       verdict_nodes.insert(v.nodes.begin(), v.nodes.end());
     }
   }

@@ -168,14 +168,22 @@ class StageFlakes {
     out.push_back(std::move(v));
   }
 
-  void Many(const std::vector<Pair>& links, std::vector<Verdict>& out) const {
-    auto rs = ResultsOf(links);
+  // A flaky verdict naming every node of `links`, with a few of their
+  // results `rs` as examples.
+  Verdict FlakyAmong(const std::vector<Pair>& links,
+                     const std::vector<const PairResult*>& rs) const {
     Verdict v = Flaky(stage_);
     std::set<std::string> nodes;
     for (const auto& l : links) nodes.insert({l.first, l.second});
     v.nodes = order_.Sorted(nodes);
     v.check = ChecksOf(rs);
     AddResults(v, rs, kExampleResults);
+    return v;
+  }
+
+  void Many(const std::vector<Pair>& links, std::vector<Verdict>& out) const {
+    auto rs = ResultsOf(links);
+    Verdict v = FlakyAmong(links, rs);
     v.evidence["flaky_pairs"] = links.size();
     v.summary = stage_ + ": " + std::to_string(links.size()) + " pairs among " +
                 FoldHostlist(v.nodes) + " are flaky (e.g. " + Example(*rs.front()) + ")";
@@ -187,12 +195,7 @@ class StageFlakes {
 
   void Everywhere(const Spread& s, std::vector<Verdict>& out) const {
     auto rs = ResultsOf(links_);
-    Verdict v = Flaky(stage_);
-    std::set<std::string> nodes;
-    for (const auto& l : links_) nodes.insert({l.first, l.second});
-    v.nodes = order_.Sorted(nodes);
-    v.check = ChecksOf(rs);
-    AddResults(v, rs, kExampleResults);
+    Verdict v = FlakyAmong(links_, rs);
     v.evidence["flaky_pairs"] = s.failed_pairs;
     v.evidence["tested_pairs"] = s.tested_pairs;
     v.evidence["share"] = s.share;

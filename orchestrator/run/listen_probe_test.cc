@@ -46,8 +46,8 @@ std::vector<Json> HealthyAgent(const Json& line) {
                                  {{"probes", rest}, {"last", true}, {"elapsed_ms", 12.5}})};
   }
   if (cmd == "stop") return {protocol::MakeResult(id, "stopped", {}), protocol::MakeEnd(id, true)};
-  return {
-      protocol::MakeResult(id, "listening", {{"port", 29500}, {"token", line["args"]["token"]}})};
+  return {protocol::MakeResult(
+      id, "listening", {{"port", 29500}, {"token", line["args"].value("token", std::string())}})};
 }
 
 // One node whose agent plays `program`, connected and greeted.

@@ -63,7 +63,7 @@ PairWording WordPairFinding(const PairFinding& f) {
   if (f.pattern != PairPattern::kBadNode || f.nodes.empty() || !f.run) return {};
   const std::string& node = f.nodes.front();
   for (const auto& r : f.run->node_results) {
-    bool bad = r.outcome == Outcome::kFail || r.outcome == Outcome::kHang;
+    bool bad = IsFailOrHang(r.outcome);
     if (r.node == node && r.stage == kName && bad) return {"", "", CableStep(r, node)};
   }
   return {"", "", "check " + node + "'s interfaces and cabling"};

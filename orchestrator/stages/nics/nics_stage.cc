@@ -25,7 +25,6 @@
 #include "orchestrator/stages/nics/nics_confirm.h"
 #include "orchestrator/stages/nics/nics_results.h"
 #include "orchestrator/stages/nics/nics_spec.h"
-#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {

@@ -36,7 +36,6 @@
 #include "orchestrator/stages/ports/ports_spec.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
 #include "orchestrator/stages/ports/stored_verdict.h"
-#include "orchestrator/transport/agent_wait.h"
 
 namespace cc {
 namespace {
