@@ -61,7 +61,6 @@ nlohmann::json SubnetMtusOf(const RunData& d) {
 
 namespace {
 
-using analysis::IsBad;
 using analysis::NodeOrder;
 using analysis::NodesPhrase;
 using nlohmann::json;

@@ -13,10 +13,6 @@
 
 namespace cc::analysis {
 
-// The analysis's short names for common/outcome.h's two classes.
-inline bool IsBad(Outcome o) { return IsFailOrHang(o); }
-inline bool IsGood(Outcome o) { return IsPassOrWarn(o); }
-
 // Node names in run order; names the run did not list come after, in the
 // order first seen.
 class NodeOrder {

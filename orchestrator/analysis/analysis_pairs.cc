@@ -63,11 +63,12 @@ struct Link {
   std::vector<const PairResult*> results;
   bool bad() const {
     return std::any_of(results.begin(), results.end(),
-                       [](const PairResult* r) { return IsBad(r->outcome); });
+                       [](const PairResult* r) { return IsFailOrHang(r->outcome); });
   }
   bool good() const {
-    return !results.empty() && std::all_of(results.begin(), results.end(),
-                                           [](const PairResult* r) { return IsGood(r->outcome); });
+    return !results.empty() && std::all_of(results.begin(), results.end(), [](const PairResult* r) {
+      return IsPassOrWarn(r->outcome);
+    });
   }
 };
 
@@ -98,7 +99,7 @@ std::vector<Link> Links(const CheckPairs& c, const NodeOrder& order) {
 std::string OwnNextSteps(const std::vector<const PairResult*>& rs) {
   std::vector<std::string> steps;
   for (const auto* r : rs) {
-    if (IsBad(r->outcome)) steps.push_back(NextStepFromEvidence(r->evidence, r->src));
+    if (IsFailOrHang(r->outcome)) steps.push_back(NextStepFromEvidence(r->evidence, r->src));
   }
   return JoinSteps(steps);
 }
@@ -168,7 +169,7 @@ class CheckAnalysis {
   bool Slow(const Link& l) const { return slow_.count({l.a, l.b}) > 0; }
   void AddPairs(Verdict& v, const Link& l, bool only_bad) const {
     for (const auto* r : l.results) {
-      if (only_bad && !IsBad(r->outcome)) continue;
+      if (only_bad && !IsFailOrHang(r->outcome)) continue;
       v.pairs.push_back({r->src, r->dst});
       v.evidence["pairs"].push_back(PairEvidence(*r));
     }
@@ -423,7 +424,7 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node,
   // that all its failing pairs agree on, else the stage's advice.
   std::vector<const NodeResult*> own;
   for (const auto& r : d_.node_results) {
-    if (r.node == node && r.stage == c_.stage && IsBad(r.outcome)) {
+    if (r.node == node && r.stage == c_.stage && IsFailOrHang(r.outcome)) {
       own.push_back(&r);
     }
   }
@@ -434,7 +435,7 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node,
   std::set<std::string> pair_steps;
   bool all_have = true;
   for (const auto& [p, r] : c_.results) {
-    if ((p.first != node && p.second != node) || !IsBad(r->outcome)) continue;
+    if ((p.first != node && p.second != node) || !IsFailOrHang(r->outcome)) continue;
     std::string s = NextStepFromEvidence(r->evidence, node);
     all_have = all_have && !s.empty();
     pair_steps.insert(s);
@@ -448,7 +449,7 @@ std::string CheckAnalysis::BadNodeNextStep(const std::string& node,
 const PairResult* CheckAnalysis::AnyBadPairOf(const std::string& node) const {
   const PairResult* any = nullptr;
   for (const auto& [p, r] : c_.results) {
-    if ((p.first == node || p.second == node) && IsBad(r->outcome)) any = r;
+    if ((p.first == node || p.second == node) && IsFailOrHang(r->outcome)) any = r;
   }
   return any;
 }
@@ -486,7 +487,7 @@ void CheckAnalysis::BadNodes() {
     for (const auto& l : links_) {
       if ((l.a != node && l.b != node) || !l.bad()) continue;
       for (const auto* r : l.results) {
-        if (!IsBad(r->outcome)) continue;
+        if (!IsFailOrHang(r->outcome)) continue;
         (r->dst == node ? in : out) = true;
         ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
         v.severity = Worse(v.severity, r->outcome);
@@ -547,7 +548,7 @@ void CheckAnalysis::Widespread() {
     nodes.insert(l.a);
     nodes.insert(l.b);
     for (const auto* r : l.results) {
-      if (!IsBad(r->outcome)) continue;
+      if (!IsFailOrHang(r->outcome)) continue;
       v.severity = Worse(v.severity, r->outcome);
       v.pairs.push_back({r->src, r->dst});
       ++states[r->state.empty() ? OutcomeName(r->outcome) : r->state];
@@ -629,8 +630,8 @@ void CheckAnalysis::Rest() {
 const PairResult* CheckAnalysis::OneWayDirection(const Link& l) const {
   if (!c_.directed || l.results.size() != 2) return nullptr;
   const auto *x = l.results[0], *y = l.results[1];
-  if (IsBad(x->outcome) && IsGood(y->outcome)) return x;
-  if (IsBad(y->outcome) && IsGood(x->outcome)) return y;
+  if (IsFailOrHang(x->outcome) && IsPassOrWarn(y->outcome)) return x;
+  if (IsFailOrHang(y->outcome) && IsPassOrWarn(x->outcome)) return y;
   return nullptr;
 }
 
@@ -655,7 +656,7 @@ Verdict CheckAnalysis::BadLink(const Link& l) const {
   AddPairs(v, l, true);
   const PairResult& r = *[&] {
     for (const auto* x : l.results) {
-      if (IsBad(x->outcome)) return x;
+      if (IsFailOrHang(x->outcome)) return x;
     }
     return l.results.front();
   }();
