@@ -224,12 +224,20 @@ bool EnoughToJudge(size_t usable, size_t nodes) { return usable > 0 && usable * 
 
 // Runs the stages in order until Ctrl-C; a stage that could not run is an
 // error result of its own, and the next stage still runs.
+// Stages that ran then get their AfterStages, in run order.
 void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
+  std::vector<std::unique_ptr<Stage>> ran;
   for (const auto& name : stages) {
     if (InterruptFlag().load()) break;
     auto stage = FindStageSpec(name)->make();
     Status s = stage->Run(ctx);
     if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
+    ran.push_back(std::move(stage));
+  }
+  for (auto& stage : ran) {
+    if (InterruptFlag().load()) break;
+    Status s = stage->AfterStages(ctx);
+    if (!s.ok()) ctx.Record(NodeCheck(stage->name(), "*", "after", Outcome::kError, s.ToString()));
   }
 }
 

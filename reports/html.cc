@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "reports/escape.h"
@@ -11,6 +12,7 @@
 #include "reports/pair_matrix.h"
 #include "reports/retests.h"
 #include "reports/terminal.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {
@@ -165,6 +167,33 @@ void Nodes(std::ostringstream& o, const RunData& d) {
   o << "</table></section>\n";
 }
 
+// The tables stages add (StageSpec::report_table), after the node table.
+void StageTables(std::ostringstream& o, const RunData& d) {
+  for (const StageSpec* spec : StageSpecs()) {
+    if (!spec->report_table) continue;
+    std::optional<StageReportTable> t = spec->report_table(d);
+    if (!t) continue;
+    o << "<section id=\"" << E(t->id) << "\"><h2>" << E(t->title) << "<small>" << t->rows.size()
+      << (t->note.empty() ? "" : ", " + E(t->note)) << "</small></h2>\n<table><tr>";
+    for (const auto& c : t->columns) o << "<th>" << E(c) << "</th>";
+    o << "</tr>\n";
+    for (const auto& row : t->rows) {
+      o << "<tr class=\"w-" << OutcomeName(row.outcome) << "\">";
+      for (size_t i = 0; i < row.cells.size(); ++i) {
+        o << "<td class=\"mono\">" << (i == 0 ? "<b>" : "") << E(row.cells[i])
+          << (i == 0 ? "</b>" : "") << "</td>";
+      }
+      o << "</tr>\n";
+    }
+    o << "</table>\n";
+    for (const auto& [caption, text] : t->blocks) {
+      o << "<figure><figcaption>" << E(caption) << "</figcaption><pre>" << E(text)
+        << "</pre></figure>\n";
+    }
+    o << "</section>\n";
+  }
+}
+
 void NodeChecks(std::ostringstream& o, const RunData& d) {
   std::vector<const NodeResult*> rs;
   size_t total = 0;
@@ -240,6 +269,7 @@ std::string RenderHtml(const RunData& d, const std::vector<Verdict>& verdicts,
   Verdicts(o, verdicts);
   Matrices(o, d, options);
   Nodes(o, d);
+  StageTables(o, d);
   NodeChecks(o, d);
   Metadata(o, d);
   o << "<footer>Rendered from the results store by clustercheck report. Self-contained: no "

@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
+#include "orchestrator/analysis/out_of_service.h"
 #include "orchestrator/analysis/verdict_next_step.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/stages/stages.h"
@@ -67,7 +69,7 @@ using nlohmann::json;
 
 int KindRank(const std::string& kind) {
   static const char* kOrder[] = {
-      "unreachable", "auth-failed",  "host-key",          "agent-failed", "hang",
+      "unreachable", "auth-failed",  "host-key",          "agent-failed", "unhealthy", "hang",
       "bad-node",    "port-blocked", "widespread",        "bad-link",     "one-way",
       "wrong-host",  "node-fail",    "bandwidth-outlier", "incompatible", "pin-mismatch",
       "odd-version", "in-use",       "untested",          "flaky",        "warning"};
@@ -315,12 +317,19 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   ConnectVerdicts(data, order, out);
   NodeCheckVerdicts(data, order, out);
   StageNodeVerdicts(data, order, out);
+  // A node to reboot or drain tests no link: its pairs are its own.
+  std::set<std::string> out_of_service = analysis::OutOfServiceNodes(out);
+  std::map<std::string, size_t> hidden;
+  std::optional<RunData> without;
+  if (!out_of_service.empty()) without = analysis::WithoutPairsOf(data, out_of_service, &hidden);
+  const RunData& pairs_data = without ? *without : data;
   auto attributed = StageVerdicts(data, order, out);
-  analysis::AnalyzePairs(data, options, order, attributed, out);
+  analysis::AnalyzePairs(pairs_data, options, order, attributed, out);
   analysis::FlakyVerdicts(data, order, out);
   analysis::FoldWarningsIntoFlaky(out);
   MergeIntoBadNodes(out);
   analysis::FoldSymptomsAcrossStages(data, out);
+  analysis::FoldIntoOutOfService(hidden, out);
   analysis::MarkUnconfirmed(out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;
@@ -328,6 +337,9 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
     return i;
   };
   std::stable_sort(out.begin(), out.end(), [&](const Verdict& a, const Verdict& b) {
+    // A node to reboot or drain is named before every fabric verdict.
+    bool oa = analysis::TakesOutOfService(a), ob = analysis::TakesOutOfService(b);
+    if (oa != ob) return oa;
     int sa = OutcomeSeverity(a.severity), sb = OutcomeSeverity(b.severity);
     if (sa != sb) return sa > sb;
     int ka = KindRank(a.kind), kb = KindRank(b.kind);

@@ -33,6 +33,12 @@
 //   node-fail     other failing node checks (nics link down, intra-node
 //                 NCCL, ...), alike nodes folded
 //   untested      checks that ended in `error` (could not be tested)
+//   unhealthy     health: a node's hardware finding, its evidence naming
+//                 the action (reset-gpu, reboot, drain, investigate). A
+//                 verdict whose action is reboot or drain takes its node
+//                 out of service (out_of_service.h): it leads the list,
+//                 its node's pairs are left out of the pair rules, and
+//                 what only it explains is folded into it
 //
 // A failure whose retest could not run ("unconfirmed") is still named,
 // and its verdict's summary says "not confirmed" and why. A verdict's

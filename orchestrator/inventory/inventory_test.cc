@@ -481,7 +481,7 @@ TEST(ShippedInventories, LocalParses) {
   EXPECT_EQ(r->nodes[0].address, "127.0.0.11");
   EXPECT_EQ(r->nodes[1].address, "127.0.0.12");
   EXPECT_EQ(r->stages,
-            (std::vector<std::string>{"facts", "parity", "nics", "ports", "nccl", "mpi"}));
+            (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
 }
 
 TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {
@@ -498,7 +498,7 @@ TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {
   EXPECT_EQ(inv.FindNode("gpu015")->ssh.user, "admin");
   EXPECT_EQ(inv.FindNode("gpu001")->ssh.user, "ops");
   EXPECT_FALSE(inv.expect.empty());
-  for (const char* stage : {"facts", "parity", "nics", "ports", "nccl", "mpi"}) {
+  for (const char* stage : {"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}) {
     EXPECT_FALSE(inv.StageSettings(stage).empty()) << stage;
   }
 }

@@ -84,6 +84,13 @@ class Stage {
   // could not run (it is recorded as `error` by the runner); failed checks
   // are recorded results, not errors.
   virtual Status Run(StageContext& ctx) = 0;
+  // Runs once every later stage has run (or the run was interrupted),
+  // for a stage that compares what it read before them with what it reads
+  // after (the health stage's IB counters). Same error rule as Run.
+  virtual Status AfterStages(StageContext& ctx) {
+    (void)ctx;
+    return Status::Ok();
+  }
 };
 
 }  // namespace cc

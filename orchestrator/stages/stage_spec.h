@@ -10,6 +10,8 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,23 @@ struct StageTerminalNotes {
   // A section of its own after the stages section, "" for none; starts
   // with "\n" and ends with a newline.
   std::string section;
+};
+
+// A table a stage adds to the HTML report after the node table (the
+// health stage's one row per node), rendered and escaped by the report.
+struct StageReportTable {
+  std::string id;     // the HTML anchor ("health")
+  std::string title;  // "Health"
+  std::string note;   // a line under the title, "" for none
+  std::vector<std::string> columns;
+  struct Row {
+    Outcome outcome = Outcome::kPass;  // the row's colour
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  // Preformatted blocks after the table (topology matrices), each with a
+  // caption.
+  std::vector<std::pair<std::string, std::string>> blocks;
 };
 
 // A pattern the generic pair rules (analysis/analysis_pairs.cc) found in
@@ -107,6 +126,12 @@ struct StageSpec {
                         std::vector<Verdict>& out) = nullptr;
   // Words the generic pair rules' findings for this stage.
   PairWording (*word_pair_finding)(const PairFinding& finding) = nullptr;
+  // Keys of the inventory's [expect] that this stage judges (health:
+  // ib_rate); parity judges the others.
+  std::vector<std::string> expect_keys;
+  // A table of its own in the HTML report; nullopt when the run has
+  // nothing for it.
+  std::optional<StageReportTable> (*report_table)(const RunData& run) = nullptr;
 
   // The settings' documented defaults as a [stages.<name>] table would
   // hold them; keys the stage works out per run are left out.

@@ -4,6 +4,7 @@
 #include "orchestrator/stages/stages.h"
 
 #include "orchestrator/stages/facts/facts_spec.h"
+#include "orchestrator/stages/health/health_spec.h"
 #include "orchestrator/stages/mpi/mpi_spec.h"
 #include "orchestrator/stages/nccl/nccl_spec.h"
 #include "orchestrator/stages/nics/nics_spec.h"
@@ -17,6 +18,7 @@ const std::vector<const StageSpec*>& StageSpecs() {
   static const std::vector<const StageSpec*> kStages = {
       &FactsSpec(),
       &ParitySpec(),
+      &HealthSpec(),
       &NicsSpec(),
       &PortsSpec(),
       &NcclSpec(),

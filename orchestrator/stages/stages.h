@@ -9,7 +9,7 @@
 
 namespace cc {
 
-// In run order: facts, parity, nics, ports, nccl, mpi, then diagnostic
+// In run order: facts, parity, health, nics, ports, nccl, mpi, then diagnostic
 // stages (sleep) that run only when asked for.
 const std::vector<const StageSpec*>& StageSpecs();
 // nullptr for a name that is no stage ("connect", a typo).

@@ -57,7 +57,7 @@ TEST(Stages, TheInventoryKnowsTheTablesStagesInRunOrder) {
   EXPECT_EQ(KnownStages(), names);
   std::vector<std::string> defaults = DefaultStageNames();
   EXPECT_EQ(defaults,
-            (std::vector<std::string>{"facts", "parity", "nics", "ports", "nccl", "mpi"}));
+            (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
 }
 
 TEST(Stages, OnlyThePortsChecksAreDirectedByTheirStage) {

@@ -4,6 +4,7 @@
 #include "orchestrator/stages/facts/facts_fields.h"
 #include "orchestrator/stages/parity/parity.h"
 #include "orchestrator/stages/parity/parity_spec.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {
@@ -30,6 +31,10 @@ class ParityStage : public Stage {
     }
     ParityOptions opts;
     opts.expect = ctx.inventory().expect;
+    // Pins another stage judges (health: ib_rate) are not version fields.
+    for (const StageSpec* spec : StageSpecs()) {
+      for (const auto& key : spec->expect_keys) opts.expect.erase(key);
+    }
     Json ignore = ctx.inventory().StageSettings("parity").value("ignore", Json::array());
     for (const auto& f : ignore) {
       if (f.is_string()) opts.ignore.push_back(f.get<std::string>());
