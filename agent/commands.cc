@@ -1,5 +1,5 @@
 // The table of agent commands. One row per command; each lives in its own
-// file (facts_*.cc, ports_*.cc, nccl_*.cc).
+// file (facts_*.cc, ports_*.cc, nccl_*.cc, health_command.cc).
 #include "agent/command.h"
 #include "agent/commands_decl.h"
 
@@ -14,6 +14,8 @@ const std::vector<CommandEntry>& Commands() {
       {"ports", "listen on ports with a token, probe peers' ports, stop (phased)", RunPorts},
       {"nccl", "NCCL AllReduce on this process's GPUs: bandwidth, data check, NCCL log", RunNccl},
       {"nccl_id", "a NCCL unique id made in this process (tests)", RunNcclId},
+      {"health", "GPU, kernel-log (Xid) and InfiniBand health: what says a node is degraded now",
+       RunHealth},
   };
   return kCommands;
 }

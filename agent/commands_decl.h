@@ -11,5 +11,6 @@ Status RunPorts(const Json& args, CommandContext& ctx);
 Status RunNics(const Json& args, CommandContext& ctx);
 Status RunNccl(const Json& args, CommandContext& ctx);
 Status RunNcclId(const Json& args, CommandContext& ctx);
+Status RunHealth(const Json& args, CommandContext& ctx);
 
 }  // namespace cc::agent

@@ -105,6 +105,25 @@ std::vector<std::string> LibraryCandidates(const std::vector<std::string>& dirs,
   return out;
 }
 
+nlohmann::json LibraryAbsentSection(const std::string& reason, const DynlibSearch& search) {
+  return {{"status", "absent"}, {"reason", reason}, {"searched", search.SearchedJson()}};
+}
+
+nlohmann::json LibraryMissingSymbolSection(const std::string& real_path, const DynlibSearch& search,
+                                           const std::string& error) {
+  return {{"status", "error"},
+          {"reason", real_path + ": " + error},
+          {"searched", search.SearchedJson()},
+          {"path", real_path}};
+}
+
+nlohmann::json WithLibraryOrigin(nlohmann::json section, const std::string& real_path,
+                                 const DynlibSearch& search) {
+  section["searched"] = search.SearchedJson();
+  section["path"] = real_path;
+  return section;
+}
+
 std::vector<std::string> SplitSearchPath(const std::string& value) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -62,6 +62,17 @@ class Dynlib {
 std::vector<std::string> LibraryCandidates(const std::vector<std::string>& dirs,
                                            const std::string& file);
 
+// A facts or health section about a library opened with Dynlib.
+// {"status": "absent", "reason", "searched"}: no candidate loaded.
+nlohmann::json LibraryAbsentSection(const std::string& reason, const DynlibSearch& search);
+// {"status": "error", "reason", "searched", "path"}: the library loaded but
+// lacks a required entry point (not NVIDIA's, or far too old).
+nlohmann::json LibraryMissingSymbolSection(const std::string& real_path, const DynlibSearch& search,
+                                           const std::string& error);
+// `section` with "searched" and "path" (where the library came from) added.
+nlohmann::json WithLibraryOrigin(nlohmann::json section, const std::string& real_path,
+                                 const DynlibSearch& search);
+
 // LD_LIBRARY_PATH split on ':' (empty entries dropped).
 std::vector<std::string> SplitSearchPath(const std::string& value);
 

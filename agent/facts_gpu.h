@@ -2,69 +2,18 @@
 // opened with dlopen (libnvidia-ml.so.1, libcuda.so.1); a node without them
 // gets status "absent" with every path searched, never a loader error.
 //
-// NVML's header is not needed: the few functions and structs used are
-// declared here from NVML's stable C ABI.
+// NVML's ABI and loading are in nvml_api.h (the health command shares
+// them); this file also holds the walk over every GPU both use.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "agent/nvml_api.h"
+
 namespace cc::agent {
-
-// NVML ABI ------------------------------------------------------------------
-using nvmlReturn_t = int;
-struct nvmlDevice_st;
-using nvmlDevice_t = nvmlDevice_st*;
-inline constexpr nvmlReturn_t kNvmlSuccess = 0;
-inline constexpr nvmlReturn_t kNvmlErrorInvalidArgument = 2;
-inline constexpr nvmlReturn_t kNvmlErrorNotSupported = 3;
-inline constexpr nvmlReturn_t kNvmlErrorDriverNotLoaded = 9;
-inline constexpr unsigned kNvmlNvLinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS
-
-// nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3, nvmlDeviceGetNvLinkRemotePciInfo_v2).
-struct NvmlPciInfo {
-  char busIdLegacy[16];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
-  unsigned int domain;
-  unsigned int bus;
-  unsigned int device;
-  unsigned int pciDeviceId;
-  unsigned int pciSubSystemId;
-  char busId[32];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
-};
-static_assert(sizeof(NvmlPciInfo) == 68, "nvmlPciInfo_t is 68 bytes");
-
-// nvmlMemory_t (v1, for nvmlDeviceGetMemoryInfo).
-struct NvmlMemory {
-  unsigned long long total;
-  unsigned long long free;
-  unsigned long long used;
-};
-static_assert(sizeof(NvmlMemory) == 24, "nvmlMemory_t is 24 bytes");
-
-// The NVML entry points the facts use; enums (nvmlEnableState_t,
-// nvmlGpuTopologyLevel_t) are C enums, i.e. int. Optional ones may be null.
-struct NvmlApi {
-  nvmlReturn_t (*init)() = nullptr;      // nvmlInit_v2 (required)
-  nvmlReturn_t (*shutdown)() = nullptr;  // nvmlShutdown (required)
-  const char* (*error_string)(nvmlReturn_t) = nullptr;
-  nvmlReturn_t (*driver_version)(char*, unsigned) = nullptr;  // required
-  nvmlReturn_t (*nvml_version)(char*, unsigned) = nullptr;
-  nvmlReturn_t (*device_count)(unsigned*) = nullptr;                   // required
-  nvmlReturn_t (*handle_by_index)(unsigned, nvmlDevice_t*) = nullptr;  // required
-  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned) = nullptr;
-  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned) = nullptr;
-  nvmlReturn_t (*pci_info)(nvmlDevice_t, NvmlPciInfo*) = nullptr;
-  nvmlReturn_t (*memory_info)(nvmlDevice_t, NvmlMemory*) = nullptr;
-  nvmlReturn_t (*vbios_version)(nvmlDevice_t, char*, unsigned) = nullptr;
-  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, int*, int*) = nullptr;
-  nvmlReturn_t (*retired_pages_pending)(nvmlDevice_t, int*) = nullptr;
-  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
-  nvmlReturn_t (*persistence_mode)(nvmlDevice_t, int*) = nullptr;
-  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, int*) = nullptr;
-  nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, NvmlPciInfo*) = nullptr;
-  nvmlReturn_t (*common_ancestor)(nvmlDevice_t, nvmlDevice_t, int*) = nullptr;
-};
 
 // CUDA driver API -------------------------------------------------------------
 struct CudaApi {
@@ -95,6 +44,30 @@ struct GpuLinks {
 // PCIe label of levels[i][j] (-1: unknown, "?").
 std::vector<std::vector<std::string>> TopologyMatrix(const std::vector<std::vector<int>>& levels,
                                                      const std::vector<GpuLinks>& links);
+
+// Walking the GPUs -------------------------------------------------------------
+// One GPU's part of a survey: its JSON object; fills *links with its bus id
+// and the far ends of its active NVLinks, for the topology.
+using NvmlGpuReader =
+    std::function<nlohmann::json(unsigned index, nvmlDevice_t dev, GpuLinks* links)>;
+
+// Walks every GPU NVML sees: nvmlInit_v2, then `after_init` (may be empty:
+// fields that need NVML up, e.g. the driver version), each GPU through
+// read_gpu, the topology (TopologyMatrix), nvmlShutdown. Returns {"status":
+// "ok"|"absent"|"error", "reason" (when not ok), "count", "gpus",
+// "topology"}. A GPU whose handle cannot be had is {"index", "error"} and
+// makes the status "error"; the others are still read. "absent": the
+// kernel driver is not loaded.
+nlohmann::json NvmlSurvey(const NvmlApi& api, const NvmlGpuReader& read_gpu,
+                          const std::function<void(nlohmann::json*)>& after_init = nullptr);
+
+// The GPU's PCI bus id, normalized (NormalizeBusId); "" when NVML cannot say.
+std::string NvmlBusId(const NvmlApi& api, nvmlDevice_t dev);
+
+// [{"link": 0, "active": true}, ...] for each NVLink of the GPU; the far
+// end of each active one (normalized bus id, "" when unknown) is appended to
+// links->remote. Empty when the GPU has no NVLink.
+nlohmann::json NvLinkStates(const NvmlApi& api, nvmlDevice_t dev, GpuLinks* links);
 
 // Collection ------------------------------------------------------------------
 struct GpuProbeOptions {

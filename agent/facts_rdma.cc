@@ -48,18 +48,7 @@ std::vector<GidEntry> ReadGids(const Sysroot& root, const std::string& port) {
 
 json OnePort(const Sysroot& root, const std::string& base, const std::string& port) {
   const std::string p = base + "/ports/" + port;
-  auto read = [&root, &p](const char* f) -> json {
-    auto v = root.ReadLine(p + "/" + f);
-    return v ? json(StripSysfsEnumPrefix(*v)) : json(nullptr);
-  };
-  auto rate = root.ReadLine(p + "/rate");
-  auto gbps = rate ? ParseIbRateGbps(*rate) : std::nullopt;
-  json entry = {{"port", AllDigits(port) ? json(std::stoi(port)) : json(port)},
-                {"state", read("state")},
-                {"phys_state", read("phys_state")},
-                {"rate", rate ? json(*rate) : json(nullptr)},
-                {"rate_gbps", gbps ? json(*gbps) : json(nullptr)},
-                {"link_layer", read("link_layer")}};
+  json entry = IbPortLink(root, base, port);
   std::vector<GidEntry> gids = ReadGids(root, p);
   json table = json::array();
   std::set<std::string> ndevs;
@@ -75,6 +64,23 @@ json OnePort(const Sysroot& root, const std::string& base, const std::string& po
 }
 
 }  // namespace
+
+json IbPortLink(const Sysroot& root, const std::string& device_dir, const std::string& port) {
+  const std::string p = device_dir + "/ports/" + port;
+  auto read = [&root, &p](const char* f) -> json {
+    auto v = root.ReadLine(p + "/" + f);
+    return v ? json(StripSysfsEnumPrefix(*v)) : json(nullptr);
+  };
+  auto rate = root.ReadLine(p + "/rate");
+  auto gbps = rate ? ParseIbRateGbps(*rate) : std::nullopt;
+  // Port folders are numbers; anything else is kept as its name.
+  return {{"port", AllDigits(port) && port.size() < 6 ? json(std::stoi(port)) : json(port)},
+          {"state", read("state")},
+          {"phys_state", read("phys_state")},
+          {"rate", rate ? json(*rate) : json(nullptr)},
+          {"rate_gbps", gbps ? json(*gbps) : json(nullptr)},
+          {"link_layer", read("link_layer")}};
+}
 
 std::optional<double> ParseIbRateGbps(const std::string& rate) {
   const char* s = rate.c_str();

@@ -38,6 +38,14 @@ bool IsIpv4MappedGid(const std::string& gid);
 // v2 entry; nullopt when the table has no RoCE v2 entry.
 std::optional<int> PickRoceV2GidIndex(const std::vector<GidEntry>& gids);
 
+// One port's link from /sys/class/infiniband/<dev>/ports/<port>, where
+// device_dir is "/sys/class/infiniband/<dev>": {"port" (a number), "state",
+// "phys_state", "rate", "rate_gbps", "link_layer"}, each null when
+// unreadable; state and phys_state without sysfs's numeric prefix
+// ("4: ACTIVE" -> "ACTIVE").
+nlohmann::json IbPortLink(const Sysroot& root, const std::string& device_dir,
+                          const std::string& port);
+
 // The "ib_devices" list: [{name, pci, numa_node, netdevs, ports: [{port,
 // state, phys_state, rate, rate_gbps, link_layer, gids: [{index, gid, type,
 // ndev}], roce_v2_gid_index, netdevs}]}]. Empty GID slots are left out.

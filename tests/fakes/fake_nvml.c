@@ -1,8 +1,7 @@
 /* A fake libnvidia-ml.so.1: the NVML entry points the agent's "gpu" facts
- * use (agent/facts_gpu.h), answering from the node's values file
- * (fake_values.h). Keys: driver_version, nvml_version, gpu_count, gpu_name,
- * uuid_prefix, memory_bytes, vbios, ecc, persistence, retired_pending,
- * remapped_pending, nvlinks, nvml_init. */
+ * and its health command use (agent/nvml_api.h), answering from the node's
+ * values file (fake_values.h). Keys: tests/fakes/README.md. The health keys
+ * may be given per GPU as `key.<index>` (`pcie_width.3 = 8`). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +18,14 @@ enum {
   NVML_ERROR_DRIVER_NOT_LOADED = 9,
 };
 enum { kMaxGpus = 64, kNvSwitchBus = 0xc0 };
+
+/* nvmlGpuFabricInfo_t, 28 bytes (agent/nvml_api.h asserts the same). */
+typedef struct {
+  unsigned char clusterUuid[16];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+} nvmlGpuFabricInfo_t;
 
 /* nvmlPciInfo_t, 68 bytes (agent/facts_gpu.h asserts the same). */
 typedef struct {
@@ -46,6 +53,13 @@ static unsigned Count(void) {
   return n < 0 ? 0 : n > kMaxGpus ? kMaxGpus : (unsigned)n;
 }
 static int Valid(nvmlDevice_t d) { return initialized && d >= gpus && d < gpus + Count(); }
+/* `key.<index>` when the values file has it, else `key`, else fallback:
+ * one GPU of a node can be the degraded one. */
+static long long GpuInt(const char* key, unsigned index, long long fallback) {
+  char own[96];
+  snprintf(own, sizeof own, "%s.%u", key, index);
+  return FakeInt(own, FakeInt(key, fallback));
+}
 static nvmlReturn_t Copy(const char* key, const char* fallback, char* buf, unsigned len) {
   return FakeCopy(key, fallback, buf, len) == 0 ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
 }
@@ -145,8 +159,9 @@ FAKE_API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int
 FAKE_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned* corr, unsigned* unc,
                                                 unsigned* pending, unsigned* failure) {
   if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
-  *corr = *unc = *failure = 0;
+  *corr = *unc = 0;
   *pending = (unsigned)FakeInt("remapped_pending", 0);
+  *failure = (unsigned)GpuInt("remapped_failure", d->index, 0);
   return NVML_SUCCESS;
 }
 FAKE_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int* mode) {
@@ -179,5 +194,82 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDe
   if (!Valid(a) || !Valid(b)) return NVML_ERROR_INVALID_ARGUMENT;
   unsigned half = (Count() + 1) / 2;
   *level = (a->index < half) == (b->index < half) ? 40 : 50;
+  return NVML_SUCCESS;
+}
+
+/* Health: the PCIe link as trained and its maximum (an H100/H200 SXM: gen 5
+ * x16). `pcie_width.3 = 8` degrades GPU 3 alone. */
+static nvmlReturn_t GpuUnsigned(nvmlDevice_t d, const char* key, long long fallback, unsigned* v) {
+  if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  *v = (unsigned)GpuInt(key, d->index, fallback);
+  return NVML_SUCCESS;
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned* v) {
+  return GpuUnsigned(d, "pcie_gen", 5, v);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned* v) {
+  return GpuUnsigned(d, "pcie_max_gen", 5, v);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned* v) {
+  return GpuUnsigned(d, "pcie_width", 16, v);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned* v) {
+  return GpuUnsigned(d, "pcie_max_width", 16, v);
+}
+/* Uncorrected errors (type 1) from the values file; corrected ones 0. */
+FAKE_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int error_type, int counter_type,
+                                                  unsigned long long* count) {
+  if (!Valid(d) || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  const char* key = counter_type == 0 ? "ecc_volatile_uncorrected" : "ecc_aggregate_uncorrected";
+  *count = error_type == 1 ? (unsigned long long)GpuInt(key, d->index, 0) : 0;
+  return NVML_SUCCESS;
+}
+/* 1 = nvmlClocksEventReasonGpuIdle, what an idle healthy GPU reports. */
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d,
+                                                             unsigned long long* reasons) {
+  if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  *reasons = (unsigned long long)GpuInt("clock_event_reasons", d->index, 1);
+  return NVML_SUCCESS;
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d,
+                                                                unsigned long long* reasons) {
+  return nvmlDeviceGetCurrentClocksEventReasons(d, reasons);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned* t) {
+  if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_TEMPERATURE_GPU only */
+  return GpuUnsigned(d, "temperature_c", 40, t);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* mw) {
+  return GpuUnsigned(d, "power_mw", 100000, mw);
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned* current, unsigned* pending) {
+  nvmlReturn_t r = GpuUnsigned(d, "mig_mode", 0, current);
+  if (r == NVML_SUCCESS) *pending = *current;
+  return r;
+}
+/* Every counter (replay, recovery, CRC flit, CRC data) of every link reads
+ * `nvlink_errors`; links as nvmlDeviceGetNvLinkState has them. */
+FAKE_API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned link, int counter,
+                                                      unsigned long long* value) {
+  if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  long long n = FakeInt("nvlinks", 0);
+  if (n <= 0) return NVML_ERROR_NOT_SUPPORTED;
+  if (link >= (unsigned long long)n || counter < 0 || counter > 3) {
+    return NVML_ERROR_INVALID_ARGUMENT;
+  }
+  *value = (unsigned long long)GpuInt("nvlink_errors", d->index, 0);
+  return NVML_SUCCESS;
+}
+/* Not part of an NVLink fabric (NOT_SUPPORTED, as on a PCIe card) unless
+ * `fabric_state` is set: then that state (3 = completed) with status 0. */
+FAKE_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t d, nvmlGpuFabricInfo_t* info) {
+  if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  long long state = GpuInt("fabric_state", d->index, -1);
+  if (state < 0) return NVML_ERROR_NOT_SUPPORTED;
+  memset(info, 0, sizeof *info);
+  info->state = (unsigned char)state;
+  info->status = NVML_SUCCESS;
   return NVML_SUCCESS;
 }
