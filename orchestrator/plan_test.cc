@@ -90,10 +90,10 @@ StagePlan PortsRow(const Inventory& inv) {
 
 TEST(Plan, TheExampleInventorysEstimateIsEachStagesOwn) {
   Inventory inv = Example();
-  ASSERT_EQ(inv.stages.size(), 6u);
+  ASSERT_EQ(inv.stages.size(), 7u);
   const PlanInput in = PlanInputOf(inv);
   auto plan = PlanStages(inv, inv.stages);
-  ASSERT_EQ(plan.size(), 7u);
+  ASSERT_EQ(plan.size(), 8u);
   for (size_t i = 1; i < plan.size(); ++i) {
     const StageSpec* spec = FindStageSpec(plan[i].stage);
     ASSERT_NE(spec, nullptr) << plan[i].stage;

@@ -154,7 +154,7 @@ TEST(Inventory, AddressInAGroupIsAnError) {
 TEST(Inventory, UnknownStageInRunIsAnError) {
   EXPECT_THAT(Error(std::string(kOneNode) + "[stages]\nrun = [\"facts\", \"nccl2\"]\n"),
               StartsWith("pod.toml:4:17: stages.run[1]: unknown stage 'nccl2' (did you "
-                         "mean 'nccl'?); known stages: facts, parity, nics, ports, "
+                         "mean 'nccl'?); known stages: facts, parity, health, nics, ports, "
                          "nccl, mpi"));
 }
 

@@ -51,8 +51,8 @@ TEST(ClusterHealth, ARateBelowTheMajorityOrThePinFails) {
 }
 
 TEST(ClusterHealth, LostNvLinkIsNamedByGpuPair) {
-  json nv = {{"X", "NV18"}, {"NV18", "X"}};
-  json pcie = {{"X", "SYS"}, {"SYS", "X"}};
+  json nv = json::array({json::array({"X", "NV18"}), json::array({"NV18", "X"})});
+  json pcie = json::array({json::array({"X", "SYS"}), json::array({"SYS", "X"})});
   ClusterHealthInput in;
   in.health = {{"n1", Node(Port("ACTIVE", 400), nv)},
                {"n2", Node(Port("ACTIVE", 400), nv)},

@@ -23,8 +23,8 @@ NodeResult Readings(const std::string& node, const std::string& action, json top
 }
 
 TEST(HealthReport, OneRowPerNodeWorstActionFirstAndMatricesFolded) {
-  json nv = {{"X", "NV18"}, {"NV18", "X"}};
-  json pcie = {{"X", "SYS"}, {"SYS", "X"}};
+  json nv = json::array({json::array({"X", "NV18"}), json::array({"NV18", "X"})});
+  json pcie = json::array({json::array({"X", "SYS"}), json::array({"SYS", "X"})});
   RunData d;
   d.node_results = {Readings("n1", "ok", nv), Readings("n2", "ok", nv),
                     Readings("n3", "drain", pcie)};
@@ -44,7 +44,7 @@ TEST(HealthReport, OneRowPerNodeWorstActionFirstAndMatricesFolded) {
 TEST(HealthReport, NoHealthResultsNoTable) { EXPECT_FALSE(HealthReportTable(RunData{}).has_value()); }
 
 TEST(HealthReport, TopologyTextLooksLikeNvidiaSmi) {
-  EXPECT_EQ(TopologyText({{"X", "NV18"}, {"NV18", "X"}}),
+  EXPECT_EQ(TopologyText(json::array({json::array({"X", "NV18"}), json::array({"NV18", "X"})})),
             "      GPU0   GPU1   \nGPU0  X      NV18   \nGPU1  NV18   X      \n");
 }
 

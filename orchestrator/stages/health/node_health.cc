@@ -153,7 +153,8 @@ void JudgeLinksAndFabric(const json& g, std::vector<HealthFinding>& out) {
     std::string id = std::to_string(Int(l, "link").value_or(-1));
     if (!True(l, "active") && active > 0) down += (down.empty() ? "" : ", ") + id;
     long long sum = 0;
-    for (const auto& [k, v] : l.value("errors", json::object()).items()) {
+    const json counters = l.value("errors", json::object());
+    for (const auto& [k, v] : counters.items()) {
       if (v.is_number()) sum += v.get<long long>();
     }
     if (sum > 0) errors += (errors.empty() ? "" : ", ") + id + ": " + std::to_string(sum);
