@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "orchestrator/stages/stages.h"
 #include "reports/escape.h"
 #include "reports/heatmap_svg.h"
 #include "reports/html_style.h"
@@ -12,7 +13,6 @@
 #include "reports/pair_matrix.h"
 #include "reports/retests.h"
 #include "reports/terminal.h"
-#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {

@@ -7,8 +7,8 @@ namespace cc::analysis {
 
 bool TakesOutOfService(const Verdict& v) {
   if (v.severity != Outcome::kFail && v.severity != Outcome::kHang) return false;
-  const std::string action = v.evidence.is_object() ? v.evidence.value("action", std::string())
-                                                    : std::string();
+  const std::string action =
+      v.evidence.is_object() ? v.evidence.value("action", std::string()) : std::string();
   return action == "reboot" || action == "drain";
 }
 
@@ -93,8 +93,9 @@ void FoldIntoOutOfService(const std::map<std::string, size_t>& hidden, std::vect
     if (pairs > 0) cause.evidence["failing_pairs_explained"] = pairs;
     if (n + pairs == 0) continue;
     cause.summary += "; this also explains";
-    if (pairs > 0) cause.summary += " " + std::to_string(pairs) + " failing pair result" +
-                                    (pairs == 1 ? "" : "s");
+    if (pairs > 0)
+      cause.summary +=
+          " " + std::to_string(pairs) + " failing pair result" + (pairs == 1 ? "" : "s");
     if (pairs > 0 && n > 0) cause.summary += " and";
     if (n > 0) cause.summary += " " + std::to_string(n) + " other verdict" + (n == 1 ? "" : "s");
   }

@@ -480,8 +480,8 @@ TEST(ShippedInventories, LocalParses) {
   ASSERT_EQ(r->nodes.size(), 2u);
   EXPECT_EQ(r->nodes[0].address, "127.0.0.11");
   EXPECT_EQ(r->nodes[1].address, "127.0.0.12");
-  EXPECT_EQ(r->stages,
-            (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
+  EXPECT_EQ(r->stages, (std::vector<std::string>{"facts", "parity", "health", "nics", "ports",
+                                                 "nccl", "mpi"}));
 }
 
 TEST(ShippedInventories, ExampleParsesAndShowsEveryFeature) {

@@ -35,8 +35,9 @@ TEST(StageSettings, EveryRowBelongsToAKnownStageAndIsUnique) {
 TEST(StageSettings, KnownStagesStartWithTheChecksInRunOrder) {
   const std::vector<std::string>& known = KnownStages();
   ASSERT_GE(known.size(), 7u);
-  EXPECT_EQ(std::vector<std::string>(known.begin(), known.begin() + 7),
-            (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
+  EXPECT_EQ(
+      std::vector<std::string>(known.begin(), known.begin() + 7),
+      (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
   EXPECT_FALSE(IsKnownStage("nccl2"));
 }
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "orchestrator/inventory/stage_settings.h"

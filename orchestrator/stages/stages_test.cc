@@ -56,8 +56,8 @@ TEST(Stages, TheInventoryKnowsTheTablesStagesInRunOrder) {
   for (const StageSpec* s : StageSpecs()) names.push_back(s->name);
   EXPECT_EQ(KnownStages(), names);
   std::vector<std::string> defaults = DefaultStageNames();
-  EXPECT_EQ(defaults,
-            (std::vector<std::string>{"facts", "parity", "health", "nics", "ports", "nccl", "mpi"}));
+  EXPECT_EQ(defaults, (std::vector<std::string>{"facts", "parity", "health", "nics", "ports",
+                                                "nccl", "mpi"}));
 }
 
 TEST(Stages, OnlyThePortsChecksAreDirectedByTheirStage) {

@@ -153,14 +153,14 @@ FAKE_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t d, int* current, int* pe
 }
 FAKE_API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t d, int* pending) {
   if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
-  *pending = (int)FakeInt("retired_pending", 0);
+  *pending = (int)GpuInt("retired_pending", d->index, 0);
   return NVML_SUCCESS;
 }
 FAKE_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned* corr, unsigned* unc,
                                                 unsigned* pending, unsigned* failure) {
   if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
   *corr = *unc = 0;
-  *pending = (unsigned)FakeInt("remapped_pending", 0);
+  *pending = (unsigned)GpuInt("remapped_pending", d->index, 0);
   *failure = (unsigned)GpuInt("remapped_failure", d->index, 0);
   return NVML_SUCCESS;
 }

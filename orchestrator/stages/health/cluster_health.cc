@@ -80,14 +80,15 @@ void JudgeIbPorts(const ClusterHealthInput& in, Findings& out) {
       if (mine > 0 && want > 0 && mine < want) {
         std::string whose = in.expected_ib_rate_gbps ? "the inventory's [expect] ib_rate"
                                                      : "the cluster's majority";
-        out[node].push_back(With(
-            Finding("ib." + name + ".rate", A::kInvestigate,
-                    name + " trained at " + Str(p, "rate") + " below " + whose + " (" +
-                        std::to_string(static_cast<long long>(want)) + " Gb/s): a cable, "
-                                                                      "transceiver or switch port",
-                    std::to_string(static_cast<long long>(mine)) + " Gb/s",
-                    std::to_string(static_cast<long long>(want)) + " Gb/s"),
-            {{"port", name}}));
+        out[node].push_back(
+            With(Finding("ib." + name + ".rate", A::kInvestigate,
+                         name + " trained at " + Str(p, "rate") + " below " + whose + " (" +
+                             std::to_string(static_cast<long long>(want)) +
+                             " Gb/s): a cable, "
+                             "transceiver or switch port",
+                         std::to_string(static_cast<long long>(mine)) + " Gb/s",
+                         std::to_string(static_cast<long long>(want)) + " Gb/s"),
+                 {{"port", name}}));
         out[node].back().outcome = Outcome::kFail;
       }
     }
@@ -138,12 +139,12 @@ void JudgeTopology(const ClusterHealthInput& in, Findings& out) {
       std::string list;
       for (size_t k = 0; k < lost.size() && k < 8; ++k) list += (k ? ", " : "") + lost[k];
       if (lost.size() > 8) list += ", ... (" + std::to_string(lost.size()) + " pairs)";
-      out[node].push_back(With(
-          Finding("topology", A::kReboot,
-                  "GPU pairs fell from NVLink to a PCIe path: " + list +
-                      "; if a reboot does not bring NVLink back, drain for repair",
-                  std::to_string(lost.size()) + " pairs without NVLink", "NVLink"),
-          {{"pairs", lost}, {"group", group}}));
+      out[node].push_back(
+          With(Finding("topology", A::kReboot,
+                       "GPU pairs fell from NVLink to a PCIe path: " + list +
+                           "; if a reboot does not bring NVLink back, drain for repair",
+                       std::to_string(lost.size()) + " pairs without NVLink", "NVLink"),
+               {{"pairs", lost}, {"group", group}}));
     }
   }
 }
@@ -179,13 +180,14 @@ void JudgeGpuNicLocality(const ClusterHealthInput& in, Findings& out) {
     for (const auto& [gpu, level] : m) {
       auto [usual, count] = Majority(per_gpu[gpu]);
       if (count * 2 <= per_gpu[gpu].size() || level != "SYS" || LevelRank(usual) > 2) continue;
-      out[node].push_back(With(
-          Finding("gpu" + std::to_string(gpu) + ".nic_locality", A::kInvestigate,
-                  "GPU " + std::to_string(gpu) + "'s nearest NIC is across the CPU interconnect "
-                                                 "(SYS) where most nodes have one at " +
-                      usual + ": GPUDirect RDMA will cost bandwidth (NIC in the wrong slot?)",
-                  "SYS", usual),
-          {{"gpu", gpu}}));
+      out[node].push_back(
+          With(Finding("gpu" + std::to_string(gpu) + ".nic_locality", A::kInvestigate,
+                       "GPU " + std::to_string(gpu) +
+                           "'s nearest NIC is across the CPU interconnect "
+                           "(SYS) where most nodes have one at " +
+                           usual + ": GPUDirect RDMA will cost bandwidth (NIC in the wrong slot?)",
+                       "SYS", usual),
+               {{"gpu", gpu}}));
     }
   }
 }
@@ -197,9 +199,8 @@ void JudgeModes(const ClusterHealthInput& in, Findings& out) {
     const char* field;  // in a GPU's readings ("ecc.mode" is nested)
     const char* name;
   };
-  const Mode kModes[] = {{"persistence_mode", "persistence mode"},
-                         {"mig_mode", "MIG mode"},
-                         {"ecc", "ECC mode"}};
+  const Mode kModes[] = {
+      {"persistence_mode", "persistence mode"}, {"mig_mode", "MIG mode"}, {"ecc", "ECC mode"}};
   for (const auto& mode : kModes) {
     auto value_of = [&](const json& g) {
       const json& v = g.value(mode.field, json());
@@ -224,12 +225,11 @@ void JudgeModes(const ClusterHealthInput& in, Findings& out) {
       std::string list;
       for (const auto& i : odd) list += (list.empty() ? "" : ", ") + i;
       std::string now = usual == "enabled" ? "disabled" : "enabled";
-      out[node].push_back(With(
-          Finding(std::string("gpu.") + mode.field, A::kInvestigate,
-                  std::string(mode.name) + " " + now + " on GPU " + list + " where the cluster has it " +
-                      usual,
-                  now, usual),
-          {{"gpus", odd}}));
+      out[node].push_back(With(Finding(std::string("gpu.") + mode.field, A::kInvestigate,
+                                       std::string(mode.name) + " " + now + " on GPU " + list +
+                                           " where the cluster has it " + usual,
+                                       now, usual),
+                               {{"gpus", odd}}));
     }
   }
 }

@@ -8,8 +8,8 @@ namespace {
 using nlohmann::json;
 
 json Port(const std::string& state, double rate) {
-  return {{"device", "mlx5_0"}, {"port", 1},          {"state", state},
-          {"phys_state", state == "ACTIVE" ? "LinkUp" : "Polling"},
+  return {{"device", "mlx5_0"}, {"port", 1},
+          {"state", state},     {"phys_state", state == "ACTIVE" ? "LinkUp" : "Polling"},
           {"rate_gbps", rate},  {"rate", std::to_string(static_cast<int>(rate)) + " Gb/sec"}};
 }
 
@@ -66,9 +66,9 @@ TEST(ClusterHealth, LostNvLinkIsNamedByGpuPair) {
 
 TEST(ClusterHealth, ANicAcrossTheSocketWarns) {
   auto facts = [](const std::string& level) {
-    return json{{"network",
-                 {{"gpu_locality",
-                   {{{"gpu", 0}, {"nics", {{{"name", "mlx5_0"}, {"level", level}}}}}}}}}};
+    return json{
+        {"network",
+         {{"gpu_locality", {{{"gpu", 0}, {"nics", {{{"name", "mlx5_0"}, {"level", level}}}}}}}}}};
   };
   ClusterHealthInput in;
   in.facts = {{"n1", facts("PIX")}, {"n2", facts("PIX")}, {"n3", facts("SYS")}};
@@ -81,9 +81,11 @@ TEST(ClusterHealth, ANicAcrossTheSocketWarns) {
 TEST(ClusterHealth, AModeUnlikeTheMajorityWarns) {
   ClusterHealthInput in;
   for (const char* n : {"n1", "n2", "n3"}) {
-    in.health[n] = {{"gpu",
-                     {{"status", "ok"},
-                      {"gpus", {{{"index", 0}, {"mig_mode", std::string(n) == "n2" ? "enabled" : "disabled"}}}}}}};
+    in.health[n] = {
+        {"gpu",
+         {{"status", "ok"},
+          {"gpus",
+           {{{"index", 0}, {"mig_mode", std::string(n) == "n2" ? "enabled" : "disabled"}}}}}}};
   }
   auto out = JudgeCluster(in);
   ASSERT_EQ(out.size(), 1u);

@@ -38,8 +38,7 @@ std::map<std::string, CounterLimit> DefaultCounterLimits() {
   };
 }
 
-std::vector<HealthFinding> JudgeCounterDeltas(const json& before, const json& after,
-                                              double seconds,
+std::vector<HealthFinding> JudgeCounterDeltas(const json& before, const json& after, double seconds,
                                               const std::map<std::string, CounterLimit>& limits) {
   std::vector<HealthFinding> out;
   auto b = PortsByName(before), a = PortsByName(after);
@@ -66,15 +65,20 @@ std::vector<HealthFinding> JudgeCounterDeltas(const json& before, const json& af
                                     : rate > lim->second.limit;
       if (!over) continue;
       HealthAction action = lim->second.fatal ? HealthAction::kDrain : HealthAction::kInvestigate;
-      std::string msg = port + " " + name + " grew by " + std::to_string(delta) + " during the run (" +
-                        std::to_string(x0) + " -> " + std::to_string(x1) + " in " +
-                        std::to_string(static_cast<long long>(seconds + 0.5)) + " s" +
+      std::string msg = port + " " + name + " grew by " + std::to_string(delta) +
+                        " during the run (" + std::to_string(x0) + " -> " + std::to_string(x1) +
+                        " in " + std::to_string(static_cast<long long>(seconds + 0.5)) + " s" +
                         (lim->second.fatal ? "" : ", " + Rate(rate)) + ")";
       HealthFinding f = Finding("ib." + port + "." + name, action, msg, "+" + std::to_string(delta),
                                 lim->second.fatal ? "+0" : "<= " + Rate(lim->second.limit));
-      f.evidence = {{"action", HealthActionName(action)}, {"port", port},     {"counter", name},
-                    {"before", x0},                       {"after", x1},      {"delta", delta},
-                    {"seconds", seconds},                 {"rate_per_s", rate}};
+      f.evidence = {{"action", HealthActionName(action)},
+                    {"port", port},
+                    {"counter", name},
+                    {"before", x0},
+                    {"after", x1},
+                    {"delta", delta},
+                    {"seconds", seconds},
+                    {"rate_per_s", rate}};
       out.push_back(std::move(f));
     }
     if (out.size() == before_findings) {

@@ -37,8 +37,8 @@ GpuSummary SummarizeGpus(const json& gpus) {
     const json& p = g.value("pcie", json::array());
     if (p.is_array() && p.size() == 4 && p[1].is_number() && p[3].is_number()) {
       std::string link = "gen" + Num(p[0]) + " x" + Num(p[1]);
-      if (p[1].get<int>() < p[3].get<int>() || (p[0].is_number() && p[2].is_number() &&
-                                                p[0].get<int>() < p[2].get<int>())) {
+      if (p[1].get<int>() < p[3].get<int>() ||
+          (p[0].is_number() && p[2].is_number() && p[0].get<int>() < p[2].get<int>())) {
         ++below;
         lowest = link;
       } else if (lowest.empty()) {
@@ -124,8 +124,9 @@ std::optional<StageReportTable> HealthReportTable(const RunData& run) {
   t.id = "health";
   t.title = "Health";
   t.note = "one row per node, the worst action first; PCIe is the lowest link";
-  t.columns = {"node", "action", "GPUs", "PCIe", "hottest", "power", "uncorrected ECC",
-               "row remaps", "Xid events", "IB ports", "counters moved"};
+  t.columns = {"node",          "action",          "GPUs",       "PCIe",       "hottest",
+               "power",         "uncorrected ECC", "row remaps", "Xid events", "IB ports",
+               "counters moved"};
   std::map<std::string, std::vector<std::string>> by_matrix;
   for (const NodeResult* r : readings) {
     const json& e = r->evidence;
@@ -134,13 +135,22 @@ std::optional<StageReportTable> HealthReportTable(const RunData& run) {
     StageReportTable::Row row;
     row.outcome = action ? OutcomeOfAction(*action) : Outcome::kPass;
     const json& log = e.value("kernel_log", json::object());
-    std::string xids = log.value("status", json()) == "ok" ? Num(log.value("events", json()))
-                                                           : "not read";
+    std::string xids =
+        log.value("status", json()) == "ok" ? Num(log.value("events", json())) : "not read";
     std::string gpus = e.value("gpu_status", json()) == "ok"
                            ? std::to_string(e.value("gpus", json::array()).size())
                            : "none";
-    row.cells = {r->node, r->value, gpus,  g.pcie, g.temp, g.power, g.ecc, g.remap, xids,
-                 IbPorts(e.value("ib_ports", json())), CounterMoves(run, r->node)};
+    row.cells = {r->node,
+                 r->value,
+                 gpus,
+                 g.pcie,
+                 g.temp,
+                 g.power,
+                 g.ecc,
+                 g.remap,
+                 xids,
+                 IbPorts(e.value("ib_ports", json())),
+                 CounterMoves(run, r->node)};
     t.rows.push_back(std::move(row));
     std::string text = TopologyText(e.value("topology", json()));
     if (!text.empty()) by_matrix[text].push_back(r->node);

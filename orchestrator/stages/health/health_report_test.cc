@@ -41,7 +41,9 @@ TEST(HealthReport, OneRowPerNodeWorstActionFirstAndMatricesFolded) {
   EXPECT_NE(t->blocks[0].second.find("NV18"), std::string::npos);
 }
 
-TEST(HealthReport, NoHealthResultsNoTable) { EXPECT_FALSE(HealthReportTable(RunData{}).has_value()); }
+TEST(HealthReport, NoHealthResultsNoTable) {
+  EXPECT_FALSE(HealthReportTable(RunData{}).has_value());
+}
 
 TEST(HealthReport, TopologyTextLooksLikeNvidiaSmi) {
   EXPECT_EQ(TopologyText(json::array({json::array({"X", "NV18"}), json::array({"NV18", "X"})})),

@@ -40,7 +40,7 @@ Result<HealthSettings> ReadHealthSettings(const Inventory& inventory, double now
     double v = std::strtod(it->second.c_str(), &end);
     if (end == it->second.c_str() || v <= 0) {
       return Status::BadInventory("expect.ib_rate: expected a rate in Gb/s like 400, got \"" +
-                                     it->second + "\"");
+                                  it->second + "\"");
     }
     s.expected_ib_rate_gbps = v;
   }

@@ -16,8 +16,9 @@ StageEstimate Estimate(const PlanInput& in) {
   // nodes at a time; the second counter snapshot after the pair stages is
   // sysfs only.
   constexpr double kWaveS = 2;
-  return {Plural(in.nodes, "node", "nodes") + " (GPUs, kernel log, IB ports; IB counters again "
-                                              "after the pair stages)",
+  return {Plural(in.nodes, "node", "nodes") +
+              " (GPUs, kernel log, IB ports; IB counters again "
+              "after the pair stages)",
           static_cast<double>(in.waves) * kWaveS};
 }
 
@@ -27,10 +28,10 @@ StageTerminalNotes Summarize(const nlohmann::json& meta) {
   if (!meta.is_object()) return notes;
   std::string line = "health: " + std::to_string(meta.value("nodes", 0)) + " nodes read";
   for (const char* action : {"drain", "reboot", "reset-gpu", "investigate"}) {
-    const auto& nodes = meta.value("actions", nlohmann::json::object()).value(action, nlohmann::json());
+    const auto& nodes =
+        meta.value("actions", nlohmann::json::object()).value(action, nlohmann::json());
     if (!nodes.is_array() || nodes.empty()) continue;
-    line += "; " + std::string(action) + " " +
-            FoldHostlist(nodes.get<std::vector<std::string>>());
+    line += "; " + std::string(action) + " " + FoldHostlist(nodes.get<std::vector<std::string>>());
   }
   notes.lines.push_back(line);
   return notes;
@@ -62,8 +63,7 @@ const StageSpec& HealthSpec() {
                "fail when it grows by more than this during the run", "0"},
               {kName, "symbol_error", K::kFloat, 0, "warn above this many per second", "10"},
               {kName, "port_rcv_errors", K::kFloat, 0, "warn above this many per second", "10"},
-              {kName, "port_xmit_discards", K::kFloat, 0, "warn above this many per second",
-               "100"},
+              {kName, "port_xmit_discards", K::kFloat, 0, "warn above this many per second", "100"},
               {kName, "link_error_recovery", K::kFloat, 0,
                "warn above this many per second (default 5 a minute)", "0.0833"},
           },

@@ -40,8 +40,9 @@ json Readings(const json& health, HealthAction worst) {
     const json& ecc = g.value("ecc", json::object());
     gpus.push_back({{"index", g.value("index", -1)},
                     {"bus_id", g.value("bus_id", json())},
-                    {"pcie", {p.value("gen", json()), p.value("width", json()),
-                              p.value("max_gen", json()), p.value("max_width", json())}},
+                    {"pcie",
+                     {p.value("gen", json()), p.value("width", json()), p.value("max_gen", json()),
+                      p.value("max_width", json())}},
                     {"temperature_c", g.value("temperature_c", json())},
                     {"power_w", g.value("power_w", json())},
                     {"ecc_volatile_uncorrected", ecc.value("volatile_uncorrected", json())},
@@ -50,20 +51,21 @@ json Readings(const json& health, HealthAction worst) {
   }
   json ports = json::array();
   for (const auto& p : health.value("ib", json::object()).value("ports", json::array())) {
-    ports.push_back({{"port", p.value("device", std::string()) + "/" +
-                                  std::to_string(p.value("port", 0))},
-                     {"state", p.value("state", json())},
-                     {"rate", p.value("rate", json())},
-                     {"counters", p.value("counters", json::object())}});
+    ports.push_back(
+        {{"port", p.value("device", std::string()) + "/" + std::to_string(p.value("port", 0))},
+         {"state", p.value("state", json())},
+         {"rate", p.value("rate", json())},
+         {"counters", p.value("counters", json::object())}});
   }
   const json& log = health.value("kernel_log", json::object());
   return {{"action", HealthActionName(worst)},
           {"gpu_status", gpu.value("status", json())},
           {"gpus", gpus},
           {"topology", gpu.value("topology", json())},
-          {"kernel_log", {{"status", log.value("status", json())},
-                          {"lines", log.value("lines", json())},
-                          {"events", log.value("events", json::array()).size()}}},
+          {"kernel_log",
+           {{"status", log.value("status", json())},
+            {"lines", log.value("lines", json())},
+            {"events", log.value("events", json::array()).size()}}},
           {"ib_ports", ports}};
 }
 
@@ -73,8 +75,8 @@ class HealthStage : public Stage {
 
   Status Run(StageContext& ctx) override {
     auto settings = ReadHealthSettings(
-        ctx.inventory(), std::chrono::duration<double>(
-                             ctx.fleet().clock().WallNow().time_since_epoch()).count());
+        ctx.inventory(),
+        std::chrono::duration<double>(ctx.fleet().clock().WallNow().time_since_epoch()).count());
     if (!settings.ok()) return settings.status();
     settings_ = *settings;
     auto usable = ctx.fleet().Usable();
@@ -92,8 +94,7 @@ class HealthStage : public Stage {
     std::vector<std::string> nodes;
     for (const auto& [node, ib] : before_) nodes.push_back(node);
     std::map<std::string, json> after = Ask(ctx, nodes, false);
-    double seconds =
-        std::chrono::duration<double>(ctx.fleet().clock().Now() - started_).count();
+    double seconds = std::chrono::duration<double>(ctx.fleet().clock().Now() - started_).count();
     for (const auto& [node, h] : after) {
       for (const auto& f :
            JudgeCounterDeltas(before_[node], h.value("ib", json()), seconds, settings_.limits)) {
@@ -148,10 +149,10 @@ class HealthStage : public Stage {
       for (auto& f : cluster[node]) fs.push_back(std::move(f));
       HealthAction worst = WorstAction(fs);
       for (const auto& f : fs) ctx.Record(ToResult(node, f));
-      NodeResult r = NodeCheck(kStage, node, "readings", Outcome::kPass,
-                               "hardware readings; worst action " +
-                                   std::string(HealthActionName(worst)),
-                               Readings(h, worst), HealthActionName(worst));
+      NodeResult r =
+          NodeCheck(kStage, node, "readings", Outcome::kPass,
+                    "hardware readings; worst action " + std::string(HealthActionName(worst)),
+                    Readings(h, worst), HealthActionName(worst));
       ctx.Record(r);
       actions[HealthActionName(worst)].push_back(node);
       if (h.value("ib", json::object()).value("status", std::string()) == "ok") {

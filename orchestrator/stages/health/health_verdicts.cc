@@ -12,7 +12,8 @@ using nlohmann::json;
 std::string HealthNextStep(const std::string& action, const std::string& who, long long gpu) {
   std::string gpu_s = std::to_string(gpu);
   if (action == "drain") return "drain " + who + " and hold it for repair (RMA)";
-  if (action == "reboot") return "reboot " + who + " and run clustercheck again; drain if it recurs";
+  if (action == "reboot")
+    return "reboot " + who + " and run clustercheck again; drain if it recurs";
   if (action == "reset-gpu") {
     return gpu >= 0 ? "reset GPU " + gpu_s + " on " + who + " (nvidia-smi -r -i " + gpu_s +
                           ", with no job on it) and run clustercheck again"
@@ -52,8 +53,7 @@ void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
     v.nodes = order.Sorted(nodes);
     std::string who = FoldHostlist(v.nodes);
     std::string action = std::get<2>(k);
-    v.summary = who + ": " + first.message + " [" +
-                action + "]";
+    v.summary = who + ": " + first.message + " [" + action + "]";
     v.evidence = first.evidence;
     v.evidence["action"] = action;
     v.evidence["messages"] = messages;

@@ -110,8 +110,7 @@ void JudgeMemory(const json& g, std::vector<HealthFinding>& out) {
         "failed", "none");
   } else if (True(rows, "pending")) {
     Add(out, g, "remap", A::kResetGpu,
-        "a row remap is pending: reset the GPU to apply it before running jobs", "pending",
-        "none");
+        "a row remap is pending: reset the GPU to apply it before running jobs", "pending", "none");
   } else if (True(g, "retired_pages_pending")) {
     Add(out, g, "remap", A::kResetGpu,
         "a page retirement is pending: reset the GPU to apply it before running jobs", "pending",
@@ -127,9 +126,8 @@ void JudgeClocks(const json& g, std::vector<HealthFinding>& out) {
   if (r & kClockReasonHwSlowdown) hw += "HW slowdown, ";
   if (r & kClockReasonHwThermal) hw += "HW thermal slowdown, ";
   if (r & kClockReasonHwPowerBrake) hw += "HW power brake, ";
-  std::string temp = Int(g, "temperature_c") ? " at " + std::to_string(*Int(g, "temperature_c")) +
-                                                   " C"
-                                             : "";
+  std::string temp =
+      Int(g, "temperature_c") ? " at " + std::to_string(*Int(g, "temperature_c")) + " C" : "";
   char hex[32];
   std::snprintf(hex, sizeof hex, "0x%llx", r);
   if (!hw.empty()) {
@@ -164,8 +162,8 @@ void JudgeLinksAndFabric(const json& g, std::vector<HealthFinding>& out) {
         "NVLink(s) " + down + " down while " + std::to_string(active) + " are up", "down " + down,
         "all up");
   } else if (!errors.empty()) {
-    Add(out, g, "nvlink", A::kInvestigate, "NVLink error counters not zero (link: count): " + errors,
-        errors, "0");
+    Add(out, g, "nvlink", A::kInvestigate,
+        "NVLink error counters not zero (link: count): " + errors, errors, "0");
   }
   std::string state = Str(g, "fabric_state");
   if (!state.empty() && state != "not-supported" && state != "completed") {
@@ -197,10 +195,12 @@ std::vector<HealthFinding> JudgeGpus(const json& gpu, std::optional<int> expecte
   const json& gpus = gpu.value("gpus", json::array());
   if (expected_gpus && static_cast<long long>(gpus.size()) < *expected_gpus) {
     HealthFinding f = Finding("gpu.count", A::kReboot,
-                              std::to_string(gpus.size()) + " GPUs answer NVML where the inventory "
-                                                            "says " +
-                                  std::to_string(*expected_gpus) + "; drain if a reboot does not "
-                                                                   "bring them back",
+                              std::to_string(gpus.size()) +
+                                  " GPUs answer NVML where the inventory "
+                                  "says " +
+                                  std::to_string(*expected_gpus) +
+                                  "; drain if a reboot does not "
+                                  "bring them back",
                               std::to_string(gpus.size()), std::to_string(*expected_gpus));
     f.evidence = {{"action", "reboot"}};
     out.push_back(std::move(f));
@@ -218,9 +218,10 @@ std::vector<HealthFinding> JudgeGpus(const json& gpu, std::optional<int> expecte
   }
   if (out.size() == before && status == "ok") {
     HealthFinding f = Finding("gpu", A::kOk,
-                              std::to_string(gpus.size()) + " GPUs: PCIe at maximum, no "
-                                                            "uncorrected ECC, no pending remap, no "
-                                                            "hardware slowdown");
+                              std::to_string(gpus.size()) +
+                                  " GPUs: PCIe at maximum, no "
+                                  "uncorrected ECC, no pending remap, no "
+                                  "hardware slowdown");
     out.push_back(std::move(f));
   }
   return out;
@@ -283,9 +284,9 @@ std::vector<HealthFinding> JudgeIbPortsAlone(const json& ib) {
   std::vector<HealthFinding> out;
   if (Str(ib, "status") != "ok") {
     std::string why = Str(ib, "reason");
-    out.push_back(NotJudged("ib", Outcome::kSkip,
-                            "no InfiniBand/RoCE port to check: " +
-                                (why.empty() ? "not reported" : why)));
+    out.push_back(
+        NotJudged("ib", Outcome::kSkip,
+                  "no InfiniBand/RoCE port to check: " + (why.empty() ? "not reported" : why)));
     return out;
   }
   for (const auto& p : ib.value("ports", json::array())) {

@@ -14,18 +14,18 @@ struct XidRow {
 // NVIDIA's Xid catalog (see the header), the codes operators of HGX/DGX
 // clusters meet; the comment says why the action is what it is.
 constexpr XidRow kXids[] = {
-    {13, "graphics engine exception", A::kInvestigate},    // usually the job's own bug
-    {31, "GPU memory page fault", A::kInvestigate},        // the job's, or a driver bug
-    {43, "GPU stopped processing", A::kInvestigate},       // the job's; restart it
+    {13, "graphics engine exception", A::kInvestigate},       // usually the job's own bug
+    {31, "GPU memory page fault", A::kInvestigate},           // the job's, or a driver bug
+    {43, "GPU stopped processing", A::kInvestigate},          // the job's; restart it
     {45, "preemptive cleanup after earlier errors", A::kOk},  // a process was killed
     {48, "double-bit ECC error", A::kResetGpu},  // a reset remaps the row / retires the page
     {61, "internal micro-controller breakpoint/warning", A::kResetGpu},
     {62, "internal micro-controller halt", A::kResetGpu},
-    {63, "ECC page retirement or row remapping recorded", A::kResetGpu},  // applied at reset
+    {63, "ECC page retirement or row remapping recorded", A::kResetGpu},       // applied at reset
     {64, "ECC page retirement or row remapping failed to record", A::kDrain},  // RMA
     {68, "video decoder (NVDEC) exception", A::kInvestigate},
     {69, "graphics engine class error", A::kInvestigate},
-    {74, "NVLink error", A::kResetGpu},  // then check the links; RMA if it recurs
+    {74, "NVLink error", A::kResetGpu},              // then check the links; RMA if it recurs
     {79, "GPU has fallen off the bus", A::kReboot},  // drain if it recurs after the reboot
     {92, "high single-bit ECC error rate", A::kInvestigate},
     {94, "contained ECC error", A::kResetGpu},
@@ -67,11 +67,11 @@ XidInfo LookupXid(int code, const std::string& text) {
 XidInfo LookupSxid(int code, const std::string& text) {
   XidInfo info;
   info.code = code;
-  bool non_fatal = text.find("Non-fatal") != std::string::npos ||
-                   text.find("non-fatal") != std::string::npos;
+  bool non_fatal =
+      text.find("Non-fatal") != std::string::npos || text.find("non-fatal") != std::string::npos;
   bool fatal = !non_fatal && text.find("Fatal") != std::string::npos;
-  info.meaning = std::string(fatal ? "fatal" : "non-fatal") + " NVSwitch error SXid " +
-                 std::to_string(code);
+  info.meaning =
+      std::string(fatal ? "fatal" : "non-fatal") + " NVSwitch error SXid " + std::to_string(code);
   info.action = fatal ? A::kReboot : A::kInvestigate;
   info.known = true;
   return info;

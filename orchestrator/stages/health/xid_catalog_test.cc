@@ -10,16 +10,16 @@ namespace {
 // Every code the issue lists, with the action an operator takes for it.
 TEST(XidCatalog, EachListedCodeMapsToItsAction) {
   const std::map<int, HealthAction> want = {
-      {13, HealthAction::kInvestigate},  {31, HealthAction::kInvestigate},
-      {43, HealthAction::kInvestigate},  {45, HealthAction::kOk},
-      {48, HealthAction::kResetGpu},     {61, HealthAction::kResetGpu},
-      {62, HealthAction::kResetGpu},     {63, HealthAction::kResetGpu},
-      {64, HealthAction::kDrain},        {68, HealthAction::kInvestigate},
-      {69, HealthAction::kInvestigate},  {74, HealthAction::kResetGpu},
-      {79, HealthAction::kReboot},       {92, HealthAction::kInvestigate},
-      {94, HealthAction::kResetGpu},     {95, HealthAction::kResetGpu},
-      {119, HealthAction::kResetGpu},    {120, HealthAction::kResetGpu},
-      {140, HealthAction::kResetGpu},    {154, HealthAction::kInvestigate},
+      {13, HealthAction::kInvestigate}, {31, HealthAction::kInvestigate},
+      {43, HealthAction::kInvestigate}, {45, HealthAction::kOk},
+      {48, HealthAction::kResetGpu},    {61, HealthAction::kResetGpu},
+      {62, HealthAction::kResetGpu},    {63, HealthAction::kResetGpu},
+      {64, HealthAction::kDrain},       {68, HealthAction::kInvestigate},
+      {69, HealthAction::kInvestigate}, {74, HealthAction::kResetGpu},
+      {79, HealthAction::kReboot},      {92, HealthAction::kInvestigate},
+      {94, HealthAction::kResetGpu},    {95, HealthAction::kResetGpu},
+      {119, HealthAction::kResetGpu},   {120, HealthAction::kResetGpu},
+      {140, HealthAction::kResetGpu},   {154, HealthAction::kInvestigate},
   };
   for (const auto& [code, action] : want) {
     XidInfo info = LookupXid(code, "NVRM: Xid (PCI:0000:18:00): " + std::to_string(code) + ", ...");
@@ -39,8 +39,11 @@ TEST(XidCatalog, UnknownCodeIsInvestigate) {
 
 TEST(XidCatalog, Xid154TakesTheDriversRecoveryAction) {
   auto action = [](const std::string& to) {
-    return LookupXid(154, "NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 "
-                          "(None) to " + to).action;
+    return LookupXid(154,
+                     "NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 "
+                     "(None) to " +
+                         to)
+        .action;
   };
   EXPECT_EQ(action("0x1 (GPU Reset Required)"), HealthAction::kResetGpu);
   EXPECT_EQ(action("0x2 (Node Reboot Required)"), HealthAction::kReboot);
@@ -50,12 +53,14 @@ TEST(XidCatalog, Xid154TakesTheDriversRecoveryAction) {
 }
 
 TEST(XidCatalog, SxidFatalNeedsARebootNonFatalIsInvestigated) {
-  EXPECT_EQ(LookupSxid(12028, "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link "
-                              "32 egress non-posted PRIV error")
+  EXPECT_EQ(LookupSxid(12028,
+                       "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link "
+                       "32 egress non-posted PRIV error")
                 .action,
             HealthAction::kInvestigate);
-  EXPECT_EQ(LookupSxid(24007, "nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 24007, Fatal, Link 44 "
-                              "sourcetrack TCEN0 crumbstore ECC DBE Error")
+  EXPECT_EQ(LookupSxid(24007,
+                       "nvidia-nvswitch3: SXid (PCI:0000:08:00.0): 24007, Fatal, Link 44 "
+                       "sourcetrack TCEN0 crumbstore ECC DBE Error")
                 .action,
             HealthAction::kReboot);
 }
