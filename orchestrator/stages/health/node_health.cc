@@ -289,7 +289,13 @@ std::vector<HealthFinding> JudgeIbPortsAlone(const json& ib) {
                   "no InfiniBand/RoCE port to check: " + (why.empty() ? "not reported" : why)));
     return out;
   }
-  for (const auto& p : ib.value("ports", json::array())) {
+  const json ports = ib.value("ports", json::array());
+  if (ports.empty()) {
+    out.push_back(NotJudged("ib", Outcome::kSkip,
+                            "no InfiniBand/RoCE port to check: no ports under /sys/class/infiniband"));
+    return out;
+  }
+  for (const auto& p : ports) {
     std::string port = Str(p, "device") + "/" + std::to_string(Int(p, "port").value_or(0));
     if (Str(p, "state") != "ACTIVE") continue;
     if (!p.contains("uverbs_present") || !p["uverbs_present"].is_boolean()) continue;

@@ -176,6 +176,9 @@ TEST(NodeHealth, AnActivePortWithoutItsVerbsDeviceFails) {
   ASSERT_EQ(fs.size(), 1u);  // no verbs name: nothing to judge, no alarm
   EXPECT_EQ(fs[0].check, "ib.mlx5_0/1.uverbs");
   EXPECT_EQ(JudgeIbPortsAlone({{"status", "absent"}})[0].outcome, Outcome::kSkip);
+  // The H200 machine: /sys/class/infiniband there, but no port in it.
+  EXPECT_EQ(JudgeIbPortsAlone({{"status", "ok"}, {"ports", json::array()}})[0].outcome,
+            Outcome::kSkip);
 }
 
 }  // namespace
