@@ -287,7 +287,7 @@ int RunClusterCheck(const RunOptions& o) {
 
   Fleet fleet(*transport, inv->nodes, FleetOptionsFor(o, *inv));
   std::FILE* progress_out = o.json ? nullptr : o.err;
-  Progress progress(progress_out, o.progress_tty);
+  Progress progress(progress_out, o.progress_tty, fleet.clock());
   StageContext ctx(*inv, **store, *run_id, fleet, progress);
   if (progress_out) PrintRunHeader(progress_out, *run_id, *inv, stages);
 

@@ -36,10 +36,13 @@ struct ListeningPeer {
   Status stop;      // phase 3: whether its listeners closed
 };
 
+// Every wait below is judged by the clock it is given (StageContext::clock())
+// or its deadline's.
+//
 // Phase 1 for one peer: sends `command` with `args` and waits up to
 // timeout_s for its "listening" result. Sets p.id (once sent) and p.listen;
 // returns the result's data, null when p.listen is not ok.
-Json StartListening(ListeningPeer& p, const std::string& command, const Json& args,
+Json StartListening(ListeningPeer& p, Clock& clock, const std::string& command, const Json& args,
                     double timeout_s);
 
 // What a sender's agent said to one "probe" control line.
@@ -53,7 +56,7 @@ struct ProbeReply {
 // Phase 2 for one sender: a "probe" control line with `args` on p's open
 // request, and its "probes" by `deadline`; an answer still missing then
 // gets grace_s more (a starved session on a loaded controller is not a
-// lost node). kTimeout when it never came.
+// lost node), on the deadline's clock. kTimeout when it never came.
 ProbeReply AskToProbe(ListeningPeer& p, const Json& args, Deadline deadline, double grace_s = 0);
 
 // Phase 3 for one peer, in two calls so that every "stop" is sent before
@@ -61,8 +64,8 @@ ProbeReply AskToProbe(ListeningPeer& p, const Json& args, Deadline deadline, dou
 // waits for "stopped" and then the request's end, timeout_s each, and sets
 // p.stop. Both do nothing for a request never sent; AwaitStopped nothing
 // after a failed SendStop.
-void SendStop(ListeningPeer& p, double timeout_s);
-void AwaitStopped(ListeningPeer& p, double timeout_s);
+void SendStop(ListeningPeer& p, Clock& clock, double timeout_s);
+void AwaitStopped(ListeningPeer& p, Clock& clock, double timeout_s);
 // For the result of a peer whose p.stop is not ok: what is in doubt and
 // why it does no harm.
 std::string StopNotConfirmed(const ListeningPeer& p);
@@ -124,7 +127,7 @@ class ListeningPeers {
               const std::function<Json(Peer&)>& args,
               const std::function<Status(Peer&, const Json&)>& listening) {
     ForEach(ctx, {}, [&](Peer& p) {
-      Json data = StartListening(p, command, args(p), timeout_s);
+      Json data = StartListening(p, ctx.clock(), command, args(p), timeout_s);
       if (p.listen.ok()) p.listen = listening(p, data);
       ctx.progress().Advance();
     });
@@ -137,12 +140,12 @@ class ListeningPeers {
             const std::function<void(Peer&)>& after) {
     for (Peer& p : peers_) {
       if (p.id < 0 || skip(p)) continue;
-      SendStop(p, timeout_s);
+      SendStop(p, ctx.clock(), timeout_s);
       after(p);
     }
     ForEach(ctx, {}, [&](Peer& p) {
       if (p.id >= 0 && p.stop.ok() && !skip(p)) {
-        AwaitStopped(p, timeout_s);
+        AwaitStopped(p, ctx.clock(), timeout_s);
         after(p);
       }
       ctx.progress().Advance();

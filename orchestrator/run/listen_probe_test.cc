@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 
+#include "common/fake_clock.h"
 #include "orchestrator/transport/fake_transport.h"
 
 namespace cc {
@@ -50,7 +51,8 @@ std::vector<Json> HealthyAgent(const Json& line) {
       id, "listening", {{"port", 29500}, {"token", line["args"].value("token", std::string())}})};
 }
 
-// One node whose agent plays `program`, connected and greeted.
+// One node whose agent plays `program`, connected and greeted, with a
+// FakeClock for the phases' waits: a timeout costs no real time.
 class OneNode {
  public:
   explicit OneNode(FakeProgram program) {
@@ -58,41 +60,39 @@ class OneNode {
     FakeNode n;
     n.program = std::move(program);
     transport_.SetNode("gpu001", n);
-    auto c = transport_.Connect(node_, Deadline::InSeconds(1));
+    auto c = transport_.Connect(node_, Deadline::InSeconds(clock_, 1));
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     state_.node = &node_;
     state_.connection = std::move(*c);
-    auto p = state_.connection->Start({{"agent"}, {}}, Deadline::InSeconds(1));
+    auto p = state_.connection->Start({{"agent"}, {}}, Deadline::InSeconds(clock_, 1));
     EXPECT_TRUE(p.ok()) << p.status().ToString();
-    state_.agent = std::make_unique<AgentChannel>(std::move(*p));
-    auto hello = state_.agent->ReadHello(Deadline::InSeconds(1));
+    state_.agent = std::make_unique<AgentChannel>(std::move(*p), clock_);
+    auto hello = state_.agent->ReadHello(Deadline::InSeconds(clock_, 1));
     EXPECT_TRUE(hello.ok()) << hello.status().ToString();
     peer_.state = &state_;
     peer_.name = node_.name;
   }
   ListeningPeer& peer() { return peer_; }
+  FakeClock& clock() { return clock_; }
 
  private:
+  FakeClock clock_;
   Node node_;
   FakeTransport transport_;
   NodeState state_;
   ListeningPeer peer_;
 };
 
-double SecondsSince(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 TEST(ListenProbe, APeerListensProbesInChunksAndStops) {
   OneNode n(PhasedAgent(HealthyAgent));
   ListeningPeer& p = n.peer();
-  Json listening = StartListening(p, "ports", {{"token", "t1"}}, 1);
+  Json listening = StartListening(p, n.clock(), "ports", {{"token", "t1"}}, 1);
   ASSERT_TRUE(p.listen.ok()) << p.listen.ToString();
   EXPECT_GE(p.id, 0);
   EXPECT_EQ(listening["token"], "t1");
 
-  ProbeReply r =
-      AskToProbe(p, {{"targets", {"gpu002", "gpu003", "gpu004"}}}, Deadline::InSeconds(1));
+  ProbeReply r = AskToProbe(p, {{"targets", {"gpu002", "gpu003", "gpu004"}}},
+                            Deadline::InSeconds(n.clock(), 1));
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.probes.size(), 3u);
   EXPECT_EQ(r.probes[0]["node"], "gpu002");
@@ -100,9 +100,10 @@ TEST(ListenProbe, APeerListensProbesInChunksAndStops) {
   EXPECT_EQ(r.last.value("elapsed_ms", 0.0), 12.5);
   EXPECT_FALSE(r.last.contains("probes"));
 
-  SendStop(p, 1);
-  AwaitStopped(p, 1);
+  SendStop(p, n.clock(), 1);
+  AwaitStopped(p, n.clock(), 1);
   EXPECT_TRUE(p.stop.ok()) << p.stop.ToString();
+  EXPECT_EQ(n.clock().Elapsed(), Clock::duration::zero()) << "a healthy agent costs no waiting";
 }
 
 TEST(ListenProbe, AnAgentThatEndsInsteadOfListeningSaysWhy) {
@@ -110,7 +111,7 @@ TEST(ListenProbe, AnAgentThatEndsInsteadOfListeningSaysWhy) {
     return std::vector<Json>{protocol::MakeEnd(line["id"], false, "bind 10.0.0.1: in use")};
   }));
   ListeningPeer& p = n.peer();
-  Json listening = StartListening(p, "nics", Json::object(), 1);
+  Json listening = StartListening(p, n.clock(), "nics", Json::object(), 1);
   EXPECT_TRUE(listening.is_null());
   EXPECT_TRUE(p.listen.Is(ErrorKind::kInternal)) << p.listen.ToString();
   EXPECT_NE(p.listen.ToString().find("bind 10.0.0.1: in use"), std::string::npos);
@@ -123,12 +124,12 @@ TEST(ListenProbe, AMissingProbeAnswerIsATimeoutAfterTheDeadlineAndTheGrace) {
     return HealthyAgent(line);
   }));
   ListeningPeer& p = n.peer();
-  StartListening(p, "ports", {{"token", "t2"}}, 1);
+  StartListening(p, n.clock(), "ports", {{"token", "t2"}}, 1);
   ASSERT_TRUE(p.listen.ok()) << p.listen.ToString();
-  auto start = std::chrono::steady_clock::now();
-  ProbeReply r = AskToProbe(p, {{"targets", {"gpu002"}}}, Deadline::In(Millis(100)), 0.3);
+  ProbeReply r =
+      AskToProbe(p, {{"targets", {"gpu002"}}}, Deadline::In(n.clock(), Millis(100)), 0.3);
   EXPECT_TRUE(r.status.Is(ErrorKind::kTimeout)) << r.status.ToString();
-  EXPECT_GE(SecondsSince(start), 0.35) << "the grace was not waited";
+  EXPECT_EQ(n.clock().Elapsed(), Millis(400)) << "not the deadline and then the grace";
   EXPECT_TRUE(r.probes.empty());
 }
 
@@ -138,11 +139,12 @@ TEST(ListenProbe, AStopThatNeverComesIsATimeoutAndAFailedListenerAnError) {
     return HealthyAgent(line);
   }));
   ListeningPeer& p = silent.peer();
-  StartListening(p, "ports", {{"token", "t2"}}, 1);
-  SendStop(p, 0.2);
+  StartListening(p, silent.clock(), "ports", {{"token", "t2"}}, 1);
+  SendStop(p, silent.clock(), 0.2);
   ASSERT_TRUE(p.stop.ok()) << "sending worked";
-  AwaitStopped(p, 0.2);
+  AwaitStopped(p, silent.clock(), 0.2);
   EXPECT_TRUE(p.stop.Is(ErrorKind::kTimeout)) << p.stop.ToString();
+  EXPECT_EQ(silent.clock().Elapsed(), Millis(200));
 
   OneNode failing(PhasedAgent([](const Json& line) {
     int64_t id = line["id"];
@@ -153,9 +155,9 @@ TEST(ListenProbe, AStopThatNeverComesIsATimeoutAndAFailedListenerAnError) {
     return HealthyAgent(line);
   }));
   ListeningPeer& q = failing.peer();
-  StartListening(q, "nics", Json::object(), 1);
-  SendStop(q, 1);
-  AwaitStopped(q, 1);
+  StartListening(q, failing.clock(), "nics", Json::object(), 1);
+  SendStop(q, failing.clock(), 1);
+  AwaitStopped(q, failing.clock(), 1);
   EXPECT_TRUE(q.stop.Is(ErrorKind::kInternal)) << q.stop.ToString();
   EXPECT_NE(StopNotConfirmed(q).find("udp echo: closed early"), std::string::npos);
 }
@@ -163,8 +165,8 @@ TEST(ListenProbe, AStopThatNeverComesIsATimeoutAndAFailedListenerAnError) {
 TEST(ListenProbe, ARequestNeverSentIsNotStopped) {
   OneNode n(PhasedAgent(HealthyAgent));
   ListeningPeer& p = n.peer();
-  SendStop(p, 1);
-  AwaitStopped(p, 1);
+  SendStop(p, n.clock(), 1);
+  AwaitStopped(p, n.clock(), 1);
   EXPECT_TRUE(p.stop.ok());
   EXPECT_EQ(p.id, -1);
 }

@@ -8,7 +8,7 @@ void Progress::StartStage(const std::string& stage, long long total, const std::
   unit_ = unit;
   total_ = total;
   done_ = 0;
-  start_ = std::chrono::steady_clock::now();
+  start_ = clock_.Now();
   drawn_ = false;
   Draw(true);
 }
@@ -22,7 +22,7 @@ void Progress::Advance(long long n) {
 void Progress::FinishStage() {
   std::lock_guard<std::mutex> l(mu_);
   if (!out_) return;
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double s = std::chrono::duration<double>(clock_.Now() - start_).count();
   if (tty_) std::fputs("\r\033[K", out_);
   std::fprintf(out_, "  %-8s %lld/%lld %s in %.1fs\n", stage_.c_str(), done_, total_, unit_.c_str(),
                s);
@@ -40,7 +40,7 @@ void Progress::Note(const std::string& line) {
 
 void Progress::Draw(bool force) {
   if (!out_) return;
-  auto now = std::chrono::steady_clock::now();
+  const Clock::time_point now = clock_.Now();
   // Plain lines every 5 s at most, so logs stay short; a TTY every 100 ms.
   auto every = tty_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(5000);
   if (!tty_ && (force || done_ == 0)) return;  // the summary line says it

@@ -7,12 +7,17 @@
 #include <mutex>
 #include <string>
 
+#include "common/clock.h"
+
 namespace cc {
 
 class Progress {
  public:
-  // out == nullptr: silent (tests, --json).
-  Progress(std::FILE* out, bool tty) : out_(out), tty_(tty) {}
+  // out == nullptr: silent (tests, --json). Elapsed times and redraws are
+  // on `clock`, the run's (FleetOptions::clock). REQUIRES: `clock` outlives
+  // the Progress.
+  Progress(std::FILE* out, bool tty, Clock& clock = RealClock())
+      : out_(out), tty_(tty), clock_(clock) {}
   void StartStage(const std::string& stage, long long total, const std::string& unit);
   void Advance(long long n = 1);
   void FinishStage();
@@ -23,10 +28,11 @@ class Progress {
   void Draw(bool force);
   std::FILE* out_;
   bool tty_;
+  Clock& clock_;
   std::mutex mu_;
   std::string stage_, unit_;
   long long total_ = 0, done_ = 0;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  Clock::time_point start_, last_draw_;
   bool drawn_ = false;
 };
 

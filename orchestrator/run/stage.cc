@@ -33,7 +33,7 @@ void StageContext::Record(std::vector<PairResult> rs) {
 }
 
 void StageContext::Record(const Verdict& v) {
-  Status s = store_.AddVerdict(run_id_, v);
+  Status s = store_.AddVerdict(run_id_, v, Iso8601Utc(fleet_.clock().WallNow()));
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
   any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(v.severity);

@@ -36,6 +36,11 @@ class StageContext {
   int64_t run_id() const { return run_id_; }
   Fleet& fleet() { return fleet_; }
   Progress& progress() { return progress_; }
+  // What every deadline, timing and wait of a stage is judged by: the
+  // fleet's clock (FleetOptions::clock), the real one in a run. A test that
+  // gives the fleet a FakeClock (common/fake_clock.h) gets its stages'
+  // timeouts without waiting for them.
+  Clock& clock() { return fleet_.clock(); }
 
   void Record(NodeResult r);
   void Record(PairResult r);

@@ -38,7 +38,7 @@ class FactsStage : public Stage {
     std::mutex mu;
     std::map<std::string, Collected> again;  // nodes to ask once more
     ctx.fleet().ForEach({}, [&](NodeState& s) {
-      Collected c = Ask(s, {}, 1, timeout_s);
+      Collected c = Ask(s, {}, 1, Deadline::InSeconds(ctx.clock(), timeout_s));
       if (NeedsRetest(c)) {
         std::lock_guard lock(mu);
         again[s.node->name] = std::move(c);
@@ -55,7 +55,7 @@ class FactsStage : public Stage {
     }
     ctx.fleet().ForEach(names, [&](NodeState& s) {
       Collected& c = again.at(s.node->name);  // distinct per thread
-      Retest(s, c, timeout_s);
+      Retest(s, c, Deadline::InSeconds(ctx.clock(), timeout_s * kRetestScale));
       Finish(ctx, s, c);
     });
     ctx.progress().FinishStage();
@@ -68,15 +68,16 @@ class FactsStage : public Stage {
                              : !FailedSources(c.facts).empty();
   }
 
-  // One facts call: `sections` (all when empty), deadlines times `scale`.
+  // One facts call: `sections` (all when empty), the agent's own deadlines
+  // times `scale`, the answer by `deadline`.
   static Collected Ask(NodeState& s, const std::vector<std::string>& sections, double scale,
-                       double timeout_s) {
+                       Deadline deadline) {
     const Node& node = *s.node;
     Json args{{"library_paths", node.library_paths}, {"python", node.python}, {"login_env", true}};
     if (!sections.empty()) args["sections"] = sections;
     if (scale > 1) args["deadline_scale"] = scale;
     Collected c;
-    auto call = s.agent->Call("facts", args, Deadline::InSeconds(timeout_s * scale));
+    auto call = s.agent->Call("facts", args, deadline);
     if (!call.ok()) {
       c.status = call.status();
       return c;
@@ -90,11 +91,12 @@ class FactsStage : public Stage {
     return c;
   }
 
-  // Asks again for what failed; keeps what the first answer had.
-  static void Retest(NodeState& s, Collected& c, double timeout_s) {
+  // Asks again for what failed, by `deadline`; keeps what the first
+  // answer had.
+  static void Retest(NodeState& s, Collected& c, Deadline deadline) {
     std::vector<std::string> sections;
     for (const auto& [section, why] : FailedSources(c.facts)) sections.push_back(section);
-    Collected second = Ask(s, sections, kRetestScale, timeout_s);
+    Collected second = Ask(s, sections, kRetestScale, deadline);
     c.retested = true;
     if (second.facts.is_null()) {
       if (c.facts.is_null()) c.status = second.status;

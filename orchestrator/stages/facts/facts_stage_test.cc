@@ -2,6 +2,8 @@
 // agent): each node's inventory settings (library_paths, env, python) must
 // reach that node's agent, whose dlopen then finds that node's libraries.
 // The libraries are the fakes of tests/fakes, answering from a values file.
+// Its deadlines on scripted agents and a FakeClock (run/fake_stage_run.h)
+// at the end.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,7 +12,9 @@
 #include <fstream>
 
 #include "build_paths.h"
+#include "orchestrator/run/fake_stage_run.h"
 #include "orchestrator/run_command.h"
+#include "orchestrator/stages/facts/facts_spec.h"
 #include "orchestrator/store/store.h"
 
 namespace cc {
@@ -167,6 +171,35 @@ library_paths = [")" + c +
   EXPECT_EQ(facts["c"]["gpu"]["status"], "absent") << facts["c"]["gpu"].dump();
   EXPECT_NE(facts["c"]["gpu"]["reason"].get<std::string>().find("Driver Not Loaded"),
             std::string::npos);
+}
+
+TEST(FactsStageDeadlines, ANodeThatNeverAnswersIsAskedAgainLongerThenAHangOnTheRunsClock) {
+  FakeStageRun run({"gpu001", "gpu002"});
+  FakeNode answers;
+  answers.program = FakeAgent([](const Json& req) {
+    return std::vector<Json>{
+        protocol::MakeResult(req["id"], "facts", {{"system", Json::object()}})};
+  });
+  FakeNode silent = answers;
+  silent.program.on_line = [](const CommandLine&, const std::string&) { return FakeReply{}; };
+  run.transport().SetNode("gpu001", answers);
+  run.transport().SetNode("gpu002", silent);
+  run.inventory().stage_settings["facts"] = {{"timeout_s", 60}};
+  ASSERT_TRUE(run.Prepare().ok());
+
+  ASSERT_TRUE(MakeFactsStage()->Run(run.ctx()).ok());
+
+  // 60 s for the first answer, then 3 x 60 s for the second: on the fake
+  // clock, so the test does not wait four minutes.
+  EXPECT_GE(run.clock().Elapsed(), std::chrono::seconds(240));
+  EXPECT_LT(run.clock().Elapsed(), std::chrono::seconds(241));
+  auto ok = run.Find("facts", "gpu001", "collected");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->outcome, Outcome::kPass) << ok->message;
+  auto hung = run.Find("facts", "gpu002", "collected");
+  ASSERT_TRUE(hung.has_value());
+  EXPECT_EQ(hung->outcome, Outcome::kHang) << hung->message;
+  EXPECT_NE(hung->message.find("asked twice"), std::string::npos) << hung->message;
 }
 
 }  // namespace

@@ -115,14 +115,13 @@ class MpiStage : public Stage {
     if (nodes_.size() < 2) return "the mpi stage needs at least two usable nodes";
     mpirun_ = s_.mpirun.empty() ? FindOnPath("mpirun") : s_.mpirun;
     if (mpirun_.empty()) return "no mpirun on PATH (install Open MPI or set [stages.mpi] mpirun)";
-    std::string problem = OpenMpiProblem(mpirun_, &version_);
+    std::string problem = OpenMpiProblem(mpirun_, &version_, ctx.clock());
     if (!problem.empty()) return problem;
     probe_ = s_.probe.empty() ? HelperProgram("clustercheck-mpi-probe") : s_.probe;
     if (access(probe_.c_str(), X_OK) != 0) {
       return "no clustercheck-mpi-probe at " + probe_ +
              " (built only where Open MPI's headers are; or set [stages.mpi] probe)";
     }
-    (void)ctx;
     return "";
   }
 
@@ -180,7 +179,7 @@ class MpiStage : public Stage {
     // deadline timeout_s, overall cap growing with the rounds.
     const MpirunDeadlines deadlines = MpiJobDeadlines(
         static_cast<int>(hosts_.size()), s_.timeout_s * factor, s_.pair_timeout_s * factor);
-    job.run = RunMpirun(job.argv, deadlines);
+    job.run = RunMpirun(job.argv, deadlines, ctx.clock());
     if (!job.run.status.ok()) return job;
     MpiRunFacts& f = job.facts;
     for (const Node* n : nodes_) f.nodes.push_back(n->name);
@@ -316,7 +315,7 @@ class MpiStage : public Stage {
       r.message = argv.status().ToString();
       return r;
     }
-    MpirunRun run = RunMpirun(*argv, s_.timeout_s);
+    MpirunRun run = RunMpirun(*argv, s_.timeout_s, ctx.clock());
     MpiProbeOutput o;
     for (const std::string& l : run.stdout_lines) AddMpiProbeLine(l, &o);
     const MpiPairLine* p = FindMpiPair(o, 0, 1);
@@ -354,7 +353,7 @@ class MpiStage : public Stage {
       std::vector<std::thread> threads;
       for (size_t k = start; k < std::min(which.size(), start + kIsolationWindow); ++k) {
         if (argvs[k].empty()) continue;
-        threads.emplace_back([&, k] { runs[k] = RunMpirun(argvs[k], limit); });
+        threads.emplace_back([&, k] { runs[k] = RunMpirun(argvs[k], limit, ctx.clock()); });
       }
       for (std::thread& t : threads) t.join();
     }

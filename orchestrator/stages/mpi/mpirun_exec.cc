@@ -47,11 +47,11 @@ std::string FindOnPath(const std::string& name) {
   return "";
 }
 
-std::string OpenMpiProblem(const std::string& mpirun, std::string* version) {
+std::string OpenMpiProblem(const std::string& mpirun, std::string* version, Clock& clock) {
   if (access(mpirun.c_str(), X_OK) != 0) return "mpirun " + mpirun + " is not executable";
   LocalConnection here;
   auto v = RunToCompletion(here, CommandLine{{mpirun, "--version"}, {}},
-                           Deadline::InSeconds(kVersionTimeoutS));
+                           Deadline::InSeconds(clock, kVersionTimeoutS));
   if (!v.ok()) return mpirun + " --version failed: " + v.status().ToString();
   if (v->find("Open MPI") == std::string::npos) {
     return mpirun + " is not Open MPI's (" + v->substr(0, v->find('\n')) + ")";
@@ -60,19 +60,19 @@ std::string OpenMpiProblem(const std::string& mpirun, std::string* version) {
   return "";
 }
 
-MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s) {
-  return RunMpirun(argv, FixedMpirunDeadlines(timeout_s));
+MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s, Clock& clock) {
+  return RunMpirun(argv, FixedMpirunDeadlines(timeout_s), clock);
 }
 
-MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d) {
+MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d, Clock& clock) {
   LocalConnection here;
-  auto p = here.Start(CommandLine{argv, {}}, Deadline::InSeconds(d.total_s));
+  auto p = here.Start(CommandLine{argv, {}}, Deadline::InSeconds(clock, d.total_s));
   if (!p.ok()) {
     MpirunRun r;
     r.status = p.status();
     return r;
   }
-  return WatchMpirun(**p, d, RealClock());
+  return WatchMpirun(**p, d, clock);
 }
 
 MpirunRun WatchMpirun(RemoteProcess& p, const MpirunDeadlines& d, Clock& clock) {

@@ -20,9 +20,14 @@ namespace cc {
 // The executable `name` on $PATH, "" when none.
 std::string FindOnPath(const std::string& name);
 
+// The deadlines below are on `clock`, the run's (StageContext::clock()).
+// mpirun is a real process on this machine, waited for by poll(2) in real
+// time, so a FakeClock, whose time would never pass, is for WatchMpirun's
+// scripted processes only (fake_clock.h).
+
 // "" when `mpirun` runs and says it is Open MPI's (*version gets its first
 // line); else why it cannot be used.
-std::string OpenMpiProblem(const std::string& mpirun, std::string* version);
+std::string OpenMpiProblem(const std::string& mpirun, std::string* version, Clock& clock);
 
 struct MpirunRun {
   std::vector<std::string> stdout_lines;
@@ -36,14 +41,14 @@ struct MpirunRun {
 
 // Runs argv here under `d` (mpirun_deadline.h: every stdout line resets
 // the idle deadline); at either deadline kills its process group.
-MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d);
+MpirunRun RunMpirun(const std::vector<std::string>& argv, const MpirunDeadlines& d, Clock& clock);
 // RunMpirun's part after the start: closes p's stdin, reads its lines until
 // it exits or a deadline of `d` passes on `clock` (then kills it), and
 // collects its exit code and stderr. Tests give a scripted process and a
 // FakeClock.
 MpirunRun WatchMpirun(RemoteProcess& p, const MpirunDeadlines& d, Clock& clock);
 // The same with FixedMpirunDeadlines(timeout_s).
-MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s);
+MpirunRun RunMpirun(const std::vector<std::string>& argv, double timeout_s, Clock& clock);
 
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {

@@ -85,8 +85,8 @@ TEST(WatchMpirun, TheCapStopsAJobThatStillPrints) {
 }
 
 TEST(RunMpirun, RunsTheCommandHereAndKeepsItsOutputAndExitCode) {
-  MpirunRun r =
-      RunMpirun({"/bin/sh", "-c", "echo one; echo two; echo oops >&2; exit 3"}, Deadlines(30, 60));
+  MpirunRun r = RunMpirun({"/bin/sh", "-c", "echo one; echo two; echo oops >&2; exit 3"},
+                          Deadlines(30, 60), RealClock());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_FALSE(r.hung);
   EXPECT_EQ(r.exit_code, 3);

@@ -37,24 +37,25 @@ void PublishId(Comm& c, const std::string& id, const std::string& error) {
   c.cv.notify_all();
 }
 
-// Waits for the id; "" with *why set when none comes.
-std::string AwaitId(Comm& c, double seconds, std::string* why) {
+// Waits for the id, on `clock`, in slices of kCancelPollMs so that Ctrl-C
+// is seen; "" with *why set when none comes. A rendezvous with the first
+// member's thread: on a FakeClock it ends unmet at once unless the id is
+// already there (fake_clock.h).
+std::string AwaitId(Comm& c, Clock& clock, double seconds, std::string* why) {
   std::unique_lock<std::mutex> lock(c.mu);
-  auto until = std::chrono::steady_clock::now() +
-               std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  while (c.id.empty() && c.id_error.empty()) {
+  const Deadline until = Deadline::InSeconds(clock, seconds);
+  auto settled = [&c] { return !c.id.empty() || !c.id_error.empty(); };
+  while (!settled()) {
     if (InterruptFlag().load()) {
       *why = "interrupted";
       return "";
     }
-    if (c.cv.wait_until(lock, std::min(until, std::chrono::steady_clock::now() +
-                                                  std::chrono::milliseconds(kCancelPollMs))) ==
-            std::cv_status::timeout &&
-        std::chrono::steady_clock::now() >= until) {
+    if (until.Passed()) {
       *why = "no NCCL id from " + c.members[0]->name + " within " +
              std::to_string(static_cast<int>(seconds)) + " s";
       return "";
     }
+    clock.WaitUntil(c.cv, lock, until.Within(Millis(kCancelPollMs)).at(), settled);
   }
   if (c.id.empty()) *why = c.members[0]->name + " made no NCCL id: " + c.id_error;
   return c.id;
@@ -110,7 +111,8 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     rep.reason = why;
     if (first) PublishId(c, "", why);
   };
-  auto agent = ctx.fleet().StartAgent(*m.state, Deadline::InSeconds(kStartTimeoutS));
+  Clock& clock = ctx.clock();
+  auto agent = ctx.fleet().StartAgent(*m.state, Deadline::InSeconds(clock, kStartTimeoutS));
   if (!agent.ok()) {
     fail(OutcomeForNodeError(agent.status()), "start",
          "could not start an agent: " + agent.status().ToString());
@@ -120,7 +122,7 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
   Json args = Args(c, i, s);
   if (!first) {
     std::string why;
-    std::string id = AwaitId(c, kStartTimeoutS + s.timeout_s + kSlackS, &why);
+    std::string id = AwaitId(c, clock, kStartTimeoutS + s.timeout_s + kSlackS, &why);
     if (id.empty()) {
       fail(Outcome::kError, "rendezvous", why);
       ch.Close(Millis(1000));
@@ -128,14 +130,14 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     }
     args["unique_id"] = id;
   }
-  auto req = ch.Send("nccl", args, Deadline::InSeconds(kStartTimeoutS));
+  auto req = ch.Send("nccl", args, Deadline::InSeconds(clock, kStartTimeoutS));
   if (!req.ok()) {
     fail(OutcomeForNodeError(req.status()), "send", req.status().ToString());
     ch.Close(Millis(1000));
     return;
   }
   double budget = s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kSlackS;
-  Deadline d = Deadline::InSeconds(budget);
+  Deadline d = Deadline::InSeconds(clock, budget);
   bool have_outcome = false, ended = false;
   Status last;
   while (!ended) {
@@ -148,8 +150,8 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
   }
   if (!ended && last.Is(ErrorKind::kTimeout)) {
     // The agent's own deadlines did not end it: abort, keep what it says.
-    (void)ch.SendControl(*req, "abort", Json::object(), Deadline::InSeconds(5));
-    Deadline grace = Deadline::InSeconds(kAbortGraceS);
+    (void)ch.SendControl(*req, "abort", Json::object(), Deadline::InSeconds(clock, 5));
+    Deadline grace = Deadline::InSeconds(clock, kAbortGraceS);
     while (!ended) {
       auto msg = ch.Next(grace);
       if (!msg.ok()) break;

@@ -38,7 +38,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
   std::string mpirun = FindOnPath("mpirun"), version;
   std::string probe = HelperProgram(kNcclMpiProbe);
   std::string why = mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
-                                   : OpenMpiProblem(mpirun, &version);
+                                   : OpenMpiProblem(mpirun, &version, ctx.clock());
   if (why.empty() && access(probe.c_str(), X_OK) != 0) {
     why = "no " + probe +
           " (built only where Open MPI's headers are; launcher = \"mpirun\" "
@@ -87,8 +87,8 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
       continue;
     }
     argv[i] = *a;
-    threads.emplace_back([&out, &argv, &group, i, timeout] {
-      MpirunRun run = RunMpirun(argv[i], timeout);
+    threads.emplace_back([&out, &argv, &group, i, timeout, &clock = ctx.clock()] {
+      MpirunRun run = RunMpirun(argv[i], timeout, clock);
       NcclMpirunOutput res;
       res.lines = run.stdout_lines;
       res.lines.insert(res.lines.end(), run.stderr_lines.begin(), run.stderr_lines.end());

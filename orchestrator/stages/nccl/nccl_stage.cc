@@ -496,7 +496,7 @@ Status NcclStage::Run(StageContext& ctx) {
   size_t n = members_.size();
   long long estimate = (s_.Has("intra") ? n : 0) + (s_.Has("pairs") ? n * (n - 1) / 2 : 0) + 1;
   ctx.progress().StartStage("nccl", estimate, "tests");
-  auto t0 = std::chrono::steady_clock::now();
+  const Clock::time_point t0 = ctx.clock().Now();
   if (s_.Has("intra")) Intra(ctx);
   if (s_.Has("pairs") && active_.size() >= 2) Pairs(ctx);
   // Two nodes: their pair already was the whole cluster.
@@ -504,7 +504,7 @@ Status NcclStage::Run(StageContext& ctx) {
   if (s_.Has("cluster") && cluster_adds && !InterruptFlag().load()) Cluster(ctx);
   if (s_.Has("isolate") && !InterruptFlag().load()) Isolate(ctx);
   ctx.progress().FinishStage();
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double secs = std::chrono::duration<double>(ctx.clock().Now() - t0).count();
   meta_["nodes"] = n;
   meta_["tested"] = active_;
   meta_["tests"] = tests_;

@@ -81,6 +81,9 @@ class NicsStage : public Stage {
     }
     for (NodeState* s : usable) peers_.Add(s);
     ctx.progress().StartStage("nics", static_cast<long long>(peers_.size()) * 3, "steps");
+    // Not a time but a nonce (run ids repeat across stores, and another
+    // run's listener must not answer for this one's), so the machine's
+    // clock, whatever the run's is: a FakeClock would repeat it too.
     const std::string run_token =
         std::to_string(ctx.run_id()) + "-" +
         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000007);
@@ -134,7 +137,7 @@ class NicsStage : public Stage {
     Json f = it == facts.end() ? Json() : it->second;
     if (!f.is_object() || !f.contains("network")) {
       auto call = p.state->agent->Call("facts", {{"sections", {"network", "rdma"}}},
-                                       Deadline::InSeconds(kFactsTimeoutS));
+                                       Deadline::InSeconds(ctx.clock(), kFactsTimeoutS));
       if (call.ok()) f = call->Find("facts");
       if (!call.ok()) p.facts_error = "no network facts: " + call.status().ToString();
     }
@@ -223,13 +226,14 @@ class NicsStage : public Stage {
       double budget_ms = 10000 +
                          static_cast<double>(send.size()) * timeout_ms_ / senders_per_receiver_ +
                          static_cast<double>(timeout_ms_) * (1 + kDfTries);
-      ProbeReply reply = AskToProbe(p,
-                                    {{"targets", send},
-                                     {"tokens", Json(tokens_)},
-                                     {"timeout_ms", timeout_ms_},
-                                     {"tries", kDfTries},
-                                     {"parallel", senders_per_receiver_}},
-                                    Deadline::In(Millis(static_cast<long long>(budget_ms))));
+      ProbeReply reply =
+          AskToProbe(p,
+                     {{"targets", send},
+                      {"tokens", Json(tokens_)},
+                      {"timeout_ms", timeout_ms_},
+                      {"tries", kDfTries},
+                      {"parallel", senders_per_receiver_}},
+                     Deadline::In(ctx.clock(), Millis(static_cast<long long>(budget_ms))));
       p.probe = reply.status;
       p.answers = std::move(reply.probes);
     });
@@ -290,7 +294,7 @@ class NicsStage : public Stage {
     }
     std::map<size_t, NicProbe> out;
     const int timeout_ms = timeout_ms_ * kRetestSlowdown;
-    Deadline budget = Deadline::InSeconds(kRetestBudgetS);
+    Deadline budget = Deadline::InSeconds(ctx.clock(), kRetestBudgetS);
     for (const auto& round : NicsRetestRounds(first, SelectNics(nodes_, first), untestable)) {
       std::map<std::string, std::vector<size_t>> of_src;
       std::vector<std::string> senders;
@@ -306,7 +310,8 @@ class NicsStage : public Stage {
       }
       std::mutex mu;
       peers_.ForEach(ctx, senders, [&](Peer& p) {
-        std::map<size_t, NicProbe> got = RetestFrom(p, first, of_src[p.name], timeout_ms);
+        std::map<size_t, NicProbe> got =
+            RetestFrom(ctx.clock(), p, first, of_src[p.name], timeout_ms);
         std::lock_guard<std::mutex> lock(mu);
         out.insert(got.begin(), got.end());
       });
@@ -326,7 +331,7 @@ class NicsStage : public Stage {
   }
 
   // One sender's part of a retest round: its probes `mine`, one at a time.
-  std::map<size_t, NicProbe> RetestFrom(Peer& p, const std::vector<NicProbe>& first,
+  std::map<size_t, NicProbe> RetestFrom(Clock& clock, Peer& p, const std::vector<NicProbe>& first,
                                         const std::vector<size_t>& mine, int timeout_ms) {
     Json send = Json::array();
     for (size_t i : mine) send.push_back(peers_.all()[origin_[i].first].targets[origin_[i].second]);
@@ -337,7 +342,7 @@ class NicsStage : public Stage {
                                    {"timeout_ms", timeout_ms},
                                    {"tries", kDfTries},
                                    {"parallel", 1}},
-                                  Deadline::In(Millis(static_cast<long long>(budget_ms))));
+                                  Deadline::In(clock, Millis(static_cast<long long>(budget_ms))));
     const Status& st = reply.status;
     std::map<size_t, NicProbe> out;
     for (size_t i : mine) {

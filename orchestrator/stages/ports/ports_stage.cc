@@ -77,9 +77,8 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
-double MsSince(Clock::time_point start) {
-  return std::round(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+double MsSince(Clock& clock, Clock::time_point start) {
+  return std::round(std::chrono::duration<double, std::milli>(clock.Now() - start).count());
 }
 
 Outcome OutcomeOfWait(const Status& s) {
@@ -110,6 +109,7 @@ class PortsStage : public Stage {
     auto settings = ReadPortsSettings(ctx.inventory().StageSettings("ports"));
     if (!settings.ok()) return settings.status();
     settings_ = *settings;
+    clock_ = &ctx.clock();
     for (NodeState* s : ctx.fleet().Usable()) peers_.Add(s);
     if (peers_.size() < 2) {
       for (Peer& p : peers_) {
@@ -121,14 +121,14 @@ class PortsStage : public Stage {
     tokens_ = peers_.Tokens("clustercheck-ports " + RandomHex(12));
     size_t rounds = RoundRobinRounds(peers_.Names()).size();
     ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
-    start_ = std::chrono::steady_clock::now();
+    start_ = clock_->Now();
     Listen(ctx);
-    auto t1 = std::chrono::steady_clock::now();
+    const Clock::time_point t1 = clock_->Now();
     Probe(ctx);
-    auto t2 = std::chrono::steady_clock::now();
+    const Clock::time_point t2 = clock_->Now();
     std::vector<PairResult> results = FirstResults();
     Retest(ctx, &results);
-    auto t3 = std::chrono::steady_clock::now();
+    const Clock::time_point t3 = clock_->Now();
     const double alive_ms = SinceStartMs();
     peers_.Stop(
         ctx, kStopTimeoutS, [this](const Peer& p) { return Lost(p.name); },
@@ -217,13 +217,13 @@ class PortsStage : public Stage {
       std::string phase = "probe batch " + std::to_string(batches_.size() + 1) + ", rounds " +
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
-      auto t0 = std::chrono::steady_clock::now();
+      const Clock::time_point t0 = clock_->Now();
       RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
       std::vector<double> connect_ms = ConnectTimes(targets);
       batches_.push_back({{"rounds", w},
                           {"senders_per_receiver", w},
                           {"p90_connect_ms", Percentile(connect_ms, 0.9)},
-                          {"ms", MsSince(t0)}});
+                          {"ms", MsSince(*clock_, t0)}});
       pacer.OnBatch(std::move(connect_ms));
       next += w;
       ctx.progress().Advance(static_cast<long long>(w));
@@ -273,9 +273,9 @@ class PortsStage : public Stage {
       targets.push_back(
           {{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port}, {"plain", pp.plain}});
     }
-    auto start = std::chrono::steady_clock::now();
+    const Clock::time_point start = clock_->Now();
     Deadline deadline =
-        Deadline::In(Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
+        Deadline::In(*clock_, Millis(ProbePhaseMs(idx.size(), settings_.parallel, timeout_ms)));
     ProbeReply reply = AskToProbe(p,
                                   {{"targets", targets},
                                    {"tokens", tokens},
@@ -289,7 +289,7 @@ class PortsStage : public Stage {
     if (last.is_object() && last.contains("elapsed_ms") && last["elapsed_ms"].is_number()) {
       p.timing["agent_ms"] = p.timing.value("agent_ms", 0.0) + last["elapsed_ms"].get<double>();
     }
-    p.timing["probe_ms"] = p.timing.value("probe_ms", 0.0) + MsSince(start);
+    p.timing["probe_ms"] = p.timing.value("probe_ms", 0.0) + MsSince(*clock_, start);
     if (st.ok() && got.size() != idx.size()) {
       st = Status::Protocol("agent answered " + std::to_string(got.size()) + " probes for " +
                             std::to_string(idx.size()) + " targets");
@@ -308,8 +308,7 @@ class PortsStage : public Stage {
   }
 
   double SinceStartMs() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-        .count();
+    return std::chrono::duration<double, std::milli>(clock_->Now() - start_).count();
   }
 
   void MarkLost(const std::string& node, const std::string& phase, double alive_ms,
@@ -362,6 +361,7 @@ class PortsStage : public Stage {
   RetestCounts retests_;
   int retests_skipped_ = 0;
   int token_timeouts_cleared_ = 0;  // token timeouts whose retest passed
+  Clock* clock_ = &RealClock();     // the run's (StageContext::clock()), set by Run
   Clock::time_point start_;
   mutable std::mutex mu_;
   std::map<std::string, LostNode> lost_;
@@ -417,7 +417,7 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
   std::vector<Outcome> first;
   for (const PairResult& r : *results) first.push_back(r.outcome);
   SymptomBudget budget(plan_, first);
-  Deadline budget_time = Deadline::InSeconds(kMaxRetestS);
+  Deadline budget_time = Deadline::InSeconds(ctx.clock(), kMaxRetestS);
   std::vector<Answer> second(plan_.size());
   auto rounds = RetestRounds(plan_, failed);
   for (size_t r = 0; r < rounds.size(); ++r) {

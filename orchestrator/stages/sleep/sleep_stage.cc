@@ -16,7 +16,8 @@ class SleepStage : public Stage {
     auto usable = ctx.fleet().Usable();
     ctx.progress().StartStage("sleep", static_cast<long long>(usable.size()), "nodes");
     ctx.fleet().ForEach({}, [&](NodeState& s) {
-      auto call = s.agent->Call("sleep", {{"seconds", seconds}}, Deadline::InSeconds(seconds + 30));
+      auto call = s.agent->Call("sleep", {{"seconds", seconds}},
+                                Deadline::InSeconds(ctx.clock(), seconds + 30));
       ctx.Record(NodeCheck(
           "sleep", s.node->name, "slept",
           call.ok()                               ? Outcome::kPass
