@@ -76,13 +76,13 @@ class HealthStage : public Stage {
   Status Run(StageContext& ctx) override {
     auto settings = ReadHealthSettings(
         ctx.inventory(),
-        std::chrono::duration<double>(ctx.fleet().clock().WallNow().time_since_epoch()).count());
+        std::chrono::duration<double>(ctx.clock().WallNow().time_since_epoch()).count());
     if (!settings.ok()) return settings.status();
     settings_ = *settings;
     auto usable = ctx.fleet().Usable();
     ctx.progress().StartStage(kStage, static_cast<long long>(usable.size()), "nodes");
     std::map<std::string, json> health = Ask(ctx, {}, true);
-    started_ = ctx.fleet().clock().Now();
+    started_ = ctx.clock().Now();
     ctx.progress().FinishStage();
     Judge(ctx, health);
     return Status::Ok();
@@ -94,7 +94,7 @@ class HealthStage : public Stage {
     std::vector<std::string> nodes;
     for (const auto& [node, ib] : before_) nodes.push_back(node);
     std::map<std::string, json> after = Ask(ctx, nodes, false);
-    double seconds = std::chrono::duration<double>(ctx.fleet().clock().Now() - started_).count();
+    double seconds = std::chrono::duration<double>(ctx.clock().Now() - started_).count();
     for (const auto& [node, h] : after) {
       for (const auto& f :
            JudgeCounterDeltas(before_[node], h.value("ib", json()), seconds, settings_.limits)) {
@@ -118,7 +118,7 @@ class HealthStage : public Stage {
       if (!all) args["sections"] = {"ib"};
       if (settings_.since_s) args["since_s"] = *settings_.since_s;
       auto call = s.agent->Call("health", args,
-                                Deadline::InSeconds(ctx.fleet().clock(), settings_.timeout_s));
+                                Deadline::InSeconds(ctx.clock(), settings_.timeout_s));
       json h = call.ok() ? call->Find("health") : json();
       if (!h.is_object()) {
         Status st = call.ok() ? Status::Protocol("agent answered without health") : call.status();
