@@ -1,5 +1,5 @@
 // `health`: what says a node is degraded right now, as one result named
-// "health" with a key per section asked (plan/health_schema.md): "gpu"
+// "health" with a key per section asked (docs/health-readings.md): "gpu"
 // (NVML: PCIe link, ECC, remapped rows, clocks, NVLink errors, fabric),
 // "kernel_log" (Xid and SXid lines) and "ib" (port states and error
 // counters). The controller asks for all three before the load stages and

@@ -1,4 +1,4 @@
-// The health command's "gpu" section (plan/health_schema.md): per GPU what
+// The health command's "gpu" section (docs/health-readings.md): per GPU what
 // says it is degraded now (PCIe link trained below its maximum, uncorrected
 // ECC errors, pending row remapping, clock slowdowns, temperature, NVLink
 // error counters, NVLink fabric registration), read through NVML, with the

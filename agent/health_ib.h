@@ -1,4 +1,4 @@
-// The health command's "ib" section (plan/health_schema.md): per IB/RoCE
+// The health command's "ib" section (docs/health-readings.md): per IB/RoCE
 // port its link (state, rate) and the error counters that grow when a
 // cable or port is going bad (symbol errors, link downs, ...), and whether
 // its uverbs device file exists for user-space verbs (NCCL, MPI). The

@@ -1,4 +1,4 @@
-// The health command's "kernel_log" section (plan/health_schema.md): the
+// The health command's "kernel_log" section (docs/health-readings.md): the
 // NVIDIA driver's Xid lines (a GPU fault: 79 fell off the bus, 48 a double
 // bit ECC error, ...) and the NVSwitch driver's SXid lines, from the kernel
 // log. Parsing is pure (a record or line in, an event out); reading takes
