@@ -61,6 +61,9 @@ CLI::App* AddRunCommand(CLI::App& app, cc::RunOptions& run, std::string& stages,
   cmd->add_option("--fanout", run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--agent", run.agent_binary, "clustercheck-agent binary to push");
+  cmd->add_option("--set", run.settings,
+                  "STAGE.KEY=VALUE over the inventory's [stages.STAGE] (repeatable; e.g. "
+                  "health.since=1h)");
   cmd->add_flag("--json", run.json, "print the stored run as JSON instead of the summary");
   cmd->add_option("--rerun-failed", run.rerun_failed,
                   "only the nodes and pairs that failed, hung or errored in this run");

@@ -9,6 +9,7 @@
 
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis.h"
+#include "orchestrator/inventory/setting_override.h"
 #include "orchestrator/local_next_step.h"
 #include "orchestrator/plan.h"
 #include "orchestrator/rerun.h"
@@ -130,7 +131,7 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
   return s;
 }
 
-// Applies the parts of the command line that need the inventory: --limit,
+// Applies the parts of the command line that need the inventory: --limit, --set,
 // the stages, --rerun-failed and --dry-run; checks that ssh has a key to
 // offer. Returns the exit code when the command ends here (a bad argument,
 // a rerun that answered itself, a plan printed), -1 to go on.
@@ -140,6 +141,13 @@ int PrepareRun(const RunOptions& o, Inventory& inv, std::vector<std::string>* st
     Status s = LimitNodes(inv, o.limit);
     if (!s.ok()) {
       std::fprintf(o.err, "clustercheck: --limit: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+  }
+  for (const auto& text : o.settings) {
+    Status s = ApplySettingOverride(inv, text);
+    if (!s.ok()) {
+      std::fprintf(o.err, "clustercheck: %s\n", s.message().c_str());
       return kExitUsage;
     }
   }

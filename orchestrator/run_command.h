@@ -21,7 +21,9 @@ struct RunOptions {
   bool dry_run = false;             // print the plan, contact nothing
   int fanout = 0;                   // 0 = inventory's ssh.fanout
   std::string agent_binary;         // "" = next to this executable
-  std::string argv;                 // as typed, for the record
+  // --set STAGE.KEY=VALUE, over the inventory's [stages.<stage>] tables.
+  std::vector<std::string> settings;
+  std::string argv;  // as typed, for the record
   bool color = false;
   bool progress_tty = false;
   std::FILE* out = stdout;

@@ -69,10 +69,11 @@ using nlohmann::json;
 
 int KindRank(const std::string& kind) {
   static const char* kOrder[] = {
-      "unreachable", "auth-failed",  "host-key",          "agent-failed", "unhealthy", "hang",
-      "bad-node",    "port-blocked", "widespread",        "bad-link",     "one-way",
-      "wrong-host",  "node-fail",    "bandwidth-outlier", "incompatible", "pin-mismatch",
-      "odd-version", "in-use",       "untested",          "flaky",        "warning"};
+      "unreachable",  "auth-failed", "host-key",     "agent-failed",      "unhealthy",
+      "hang",         "bad-node",    "port-blocked", "widespread",        "bad-link",
+      "one-way",      "wrong-host",  "node-fail",    "bandwidth-outlier", "incompatible",
+      "pin-mismatch", "odd-version", "in-use",       "untested",          "flaky",
+      "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
   }

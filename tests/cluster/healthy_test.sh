@@ -52,7 +52,7 @@ sed 's/^/  > /' "$dir/run.out"
 [ $rc -eq 0 ] && ok "run exits 0" || not_ok "run exits 0, not $rc"
 head -1 "$dir/run.out" | grep -q '^PASS' && ok "run's first line is PASS" ||
   not_ok "run's first line is PASS: $(head -1 "$dir/run.out")"
-expect "every stage ran" "connect facts mpi nccl nics parity ports" \
+expect "every stage ran" "connect facts health mpi nccl nics parity ports" \
   "select group_concat(stage, ' ') from (select distinct stage from node_results where run_id=1 order by stage)"
 
 "$CC" report --db "$DB" --json >"$dir/report.json" 2>"$dir/report.err" || not_ok "report --json exited $?"

@@ -117,8 +117,8 @@ class HealthStage : public Stage {
       json args{{"library_paths", node.library_paths}};
       if (!all) args["sections"] = {"ib"};
       if (settings_.since_s) args["since_s"] = *settings_.since_s;
-      auto call = s.agent->Call("health", args,
-                                Deadline::InSeconds(ctx.clock(), settings_.timeout_s));
+      auto call =
+          s.agent->Call("health", args, Deadline::InSeconds(ctx.clock(), settings_.timeout_s));
       json h = call.ok() ? call->Find("health") : json();
       if (!h.is_object()) {
         Status st = call.ok() ? Status::Protocol("agent answered without health") : call.status();

@@ -291,8 +291,9 @@ std::vector<HealthFinding> JudgeIbPortsAlone(const json& ib) {
   }
   const json ports = ib.value("ports", json::array());
   if (ports.empty()) {
-    out.push_back(NotJudged("ib", Outcome::kSkip,
-                            "no InfiniBand/RoCE port to check: no ports under /sys/class/infiniband"));
+    out.push_back(
+        NotJudged("ib", Outcome::kSkip,
+                  "no InfiniBand/RoCE port to check: no ports under /sys/class/infiniband"));
     return out;
   }
   for (const auto& p : ports) {
