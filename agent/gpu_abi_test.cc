@@ -72,6 +72,8 @@ TEST(GpuAbi, NcclTypesAndValuesMatchNcclH) {
   EXPECT_SAME_VALUE(ncclInt32);
   EXPECT_SAME_VALUE(ncclUint64);
   EXPECT_SAME_VALUE(ncclFloat64);
+  EXPECT_SAME_VALUE(ncclFloat16);
+  EXPECT_SAME_VALUE(ncclBfloat16);
   EXPECT_SAME_VALUE(ncclSum);
   EXPECT_SAME_VALUE(ncclMax);
 }

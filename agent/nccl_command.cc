@@ -13,8 +13,9 @@
 //                      "nonblocking_init"}
 //   result "nccl_id"  {"id"}                          (rank 0's process only)
 //   result "gpus"     {"gpus":[{"index","rank","pci_bus_id"}]}
-//   progress          one per step ("init", "allreduce 1048576 bytes")
-//   result "size"     one per size: {"bytes","count","dtype","time_us",
+//   progress          one per step ("init", "allreduce 1048576 bytes",
+//                     "allreduce bf16 1048576 bytes"): per dtype, each size
+//   result "size"     one per dtype and size: {"bytes","count","dtype","time_us",
 //                      "algbw","busbw","data_ok","mismatches",...}
 //   result "nccl_log" {"text","bytes","files"}         NCCL's own INFO log
 //   result "outcome"  {"outcome":"pass|fail|hang|skip|error", "reason",
@@ -208,21 +209,24 @@ std::optional<ncclUniqueId> UniqueId(const NcclRequest& request, const NcclApi& 
 // and, for data errors, *data_failure why.
 Step RunSteps(NcclRun& run, const NcclRequest& request, const ncclUniqueId& id, CommandContext& ctx,
               std::string* phase, std::string* data_failure) {
-  const int64_t total = 1 + static_cast<int64_t>(request.sizes.size());
+  const int64_t total = 1 + static_cast<int64_t>(request.sizes.size() * request.dtypes.size());
+  int64_t done = 1;
   *phase = "init";
   ctx.Progress(0, total, *phase);
   if (Step s = run.InitComms(id); !s.ok()) return s;
-  for (size_t i = 0; i < request.sizes.size(); ++i) {
-    uint64_t bytes = request.sizes[i];
-    *phase = "allreduce " + std::to_string(bytes) + " bytes";
-    ctx.Progress(1 + static_cast<int64_t>(i), total, *phase);
-    Json result;
-    if (Step s = run.RunSize(bytes, &result); !s.ok()) return s;
-    ctx.Result("size", result);
-    if (!result.value("data_ok", false) && data_failure->empty()) {
-      *data_failure = "data check failed at " + std::to_string(bytes) +
-                      " bytes: " + result["mismatches"].dump() + " wrong elements, first " +
-                      result["first_mismatch"].dump();
+  for (NcclDtype dtype : request.dtypes) {
+    for (uint64_t bytes : request.sizes) {
+      *phase = NcclStepName(bytes, dtype);
+      ctx.Progress(done++, total, *phase);
+      Json result;
+      if (Step s = run.RunSize(bytes, dtype, &result); !s.ok()) return s;
+      ctx.Result("size", result);
+      if (!result.value("data_ok", false) && data_failure->empty()) {
+        // "allreduce 1048576 bytes" -> "at 1048576 bytes", "at bf16 1048576 bytes"
+        *data_failure = "data check failed at " + phase->substr(sizeof "allreduce") + ": " +
+                        result["mismatches"].dump() + " wrong elements, first " +
+                        result["first_mismatch"].dump();
+      }
     }
   }
   ctx.Progress(total, total, "done");

@@ -108,6 +108,32 @@ TEST(NcclCommand, RunsOrSkipsCleanlyNamingWhatWasSearched) {
             std::string::npos);
 }
 
+TEST(NcclCommand, EachDtypeRunsEverySizeAndSaysItsType) {
+  FakeContext ctx;
+  Status s = RunNccl({{"nranks", 1},
+                      {"sizes", {1024, 4096}},
+                      {"dtypes", {"float", "bf16", "half"}},
+                      {"iters", 2},
+                      {"warmup", 1},
+                      {"timeout_s", 30}},
+                     ctx);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_FALSE(ctx.results.empty());
+  const Json& outcome = ctx.results.back().second;
+  if (outcome.value("outcome", "") == "skip") return;  // no GPU: the test above says why
+  ASSERT_EQ(outcome.value("outcome", ""), "pass") << outcome.dump();
+  std::vector<std::string> seen;
+  for (const auto& [name, data] : ctx.results) {
+    if (name != "size") continue;
+    seen.push_back(data["dtype"].get<std::string>() + "/" + data["bytes"].dump());
+    EXPECT_TRUE(data["data_ok"].get<bool>()) << data.dump();
+    EXPECT_EQ(data["count"].get<uint64_t>() * (data["dtype"] == "float" ? 4 : 2),
+              data["bytes"].get<uint64_t>());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"float/1024", "float/4096", "bf16/1024", "bf16/4096",
+                                            "half/1024", "half/4096"}));
+}
+
 TEST(NcclCommand, ALibraryWithoutTheDriverApiIsASkipListingMissingSymbols) {
   FakeContext ctx;
   ImpostorDir fake("libcuda.so.1");

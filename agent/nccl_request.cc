@@ -63,6 +63,23 @@ Status ParseSizeList(const json& args, NcclRequest* r) {
   return Status::Ok();
 }
 
+Status ParseDtypes(const json& args, NcclRequest* r) {
+  if (!args.contains("dtypes")) return Status::Ok();
+  const json& d = args["dtypes"];
+  if (!d.is_array() || d.empty()) return Bad("dtypes", "must be a non-empty array of type names");
+  r->dtypes.clear();
+  for (const auto& v : d) {
+    std::optional<NcclDtype> t =
+        v.is_string() ? ParseNcclDtype(v.get<std::string>()) : std::nullopt;
+    if (!t) return Bad("dtypes", "has " + v.dump() + ": known are \"float\", \"half\", \"bf16\"");
+    if (std::find(r->dtypes.begin(), r->dtypes.end(), *t) != r->dtypes.end()) {
+      return Bad("dtypes", "names " + v.dump() + " twice");
+    }
+    r->dtypes.push_back(*t);
+  }
+  return Status::Ok();
+}
+
 bool EnvNameOk(const std::string& k) {
   if (k.rfind("NCCL_", 0) != 0 && k.rfind("CUDA_", 0) != 0) return false;
   return std::all_of(k.begin(), k.end(), [](char c) {
@@ -107,11 +124,12 @@ Result<NcclRequest> ParseNcclRequest(const json& args) {
   if (!args.is_object()) return Status::BadArgument("nccl: args must be an object");
   NcclRequest r;
   if (!args.contains("nranks")) return Bad("nranks", "is required");
-  for (Status s : {IntField(args, "nranks", 1, kMaxExactRanks, &r.nranks),
-                   IntField(args, "rank_base", 0, kMaxExactRanks - 1, &r.rank_base),
-                   IntField(args, "iters", 1, 100000, &r.iters),
-                   IntField(args, "warmup", 0, 100000, &r.warmup), ParseGpus(args, &r),
-                   ParseSizeList(args, &r), ParseEnv(args, &r), ParsePaths(args, &r)}) {
+  for (Status s :
+       {IntField(args, "nranks", 1, kMaxExactRanks, &r.nranks),
+        IntField(args, "rank_base", 0, kMaxExactRanks - 1, &r.rank_base),
+        IntField(args, "iters", 1, 100000, &r.iters),
+        IntField(args, "warmup", 0, 100000, &r.warmup), ParseGpus(args, &r),
+        ParseSizeList(args, &r), ParseDtypes(args, &r), ParseEnv(args, &r), ParsePaths(args, &r)}) {
     if (!s.ok()) return s;
   }
   if (r.rank_base + static_cast<int>(r.gpus.size()) > r.nranks) {

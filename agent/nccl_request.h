@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/nccl_dtype.h"
 #include "common/status.h"
 
 namespace cc::agent {
@@ -30,6 +31,8 @@ struct NcclRequest {
   // emits it (result "nccl_id") before it waits for the others.
   std::string unique_id_hex;
   std::vector<uint64_t> sizes = {uint64_t{1} << 20};  // bytes, multiples of 4
+  // Element types, each run over every size in this order (nccl-tests' -d).
+  std::vector<NcclDtype> dtypes = {NcclDtype::kFloat};
   int warmup = 5;
   int iters = 20;
   double timeout_s = 60;  // per step: init, and each size's collectives
@@ -41,7 +44,8 @@ struct NcclRequest {
 // or value: nranks missing or < 1 or > kMaxExactRanks; a negative or
 // repeated GPU; rank_base + gpus beyond nranks; no unique_id while rank_base
 // != 0; a size that is 0, not a multiple of 4 or above kMaxNcclBytes;
-// iters < 1; timeout_s <= 0; an env name that is not NCCL_* or CUDA_*.
+// dtypes empty, repeated or other than "float", "half", "bf16"; iters < 1; timeout_s <= 0; an env
+// name that is not NCCL_* or CUDA_*.
 Result<NcclRequest> ParseNcclRequest(const nlohmann::json& args);
 
 std::string HexEncode(const void* data, size_t n);

@@ -22,6 +22,17 @@ TEST(NcclRequest, MinimalRequestGetsDefaults) {
   EXPECT_TRUE(r->unique_id_hex.empty());
   EXPECT_GT(r->iters, 0);
   EXPECT_GT(r->timeout_s, 0);
+  EXPECT_EQ(r->dtypes, std::vector<NcclDtype>{NcclDtype::kFloat});
+}
+
+TEST(NcclRequest, DtypesParseInOrderAndBf16CarriesNcclBfloat16) {
+  auto r = ParseNcclRequest({{"nranks", 2}, {"dtypes", {"bf16", "float", "half"}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->dtypes,
+            (std::vector<NcclDtype>{NcclDtype::kBf16, NcclDtype::kFloat, NcclDtype::kHalf}));
+  EXPECT_EQ(NcclDataType(r->dtypes[0]), ncclBfloat16);
+  EXPECT_EQ(NcclDataType(r->dtypes[1]), ncclFloat);
+  EXPECT_EQ(NcclDataType(r->dtypes[2]), ncclFloat16);
 }
 
 TEST(NcclRequest, FullRequestParses) {
@@ -68,6 +79,11 @@ TEST(NcclRequest, BadArgumentsNameTheField) {
       {{{"nranks", 2}, {"sizes", {6}}}, "sizes"},
       {{{"nranks", 2}, {"sizes", {0}}}, "sizes"},
       {{{"nranks", 2}, {"sizes", {"1M"}}}, "sizes"},
+      {{{"nranks", 2}, {"dtypes", "bf16"}}, "dtypes"},
+      {{{"nranks", 2}, {"dtypes", json::array()}}, "dtypes"},
+      {{{"nranks", 2}, {"dtypes", {"fp8"}}}, "fp8"},
+      {{{"nranks", 2}, {"dtypes", {"half", "half"}}}, "dtypes"},
+      {{{"nranks", 2}, {"dtypes", {16}}}, "dtypes"},
       {{{"nranks", 2}, {"iters", 0}}, "iters"},
       {{{"nranks", 2}, {"timeout_s", 0}}, "timeout_s"},
       {{{"nranks", 2}, {"timeout_s", "soon"}}, "timeout_s"},

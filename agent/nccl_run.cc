@@ -14,12 +14,18 @@ constexpr uint64_t kChunkBytes = uint64_t{64} << 20;
 // Received buffers start as NaN: a collective that writes nothing fails
 // the data check instead of passing on stale data.
 constexpr unsigned int kNanBits = 0x7fc00000u;
+constexpr unsigned int kNan16x2Bits = 0x7fc07fc0u;
 // How long a clean-up waits for aborted kernels before leaking instead.
 constexpr Millis kIdleWait{5000};
 
 std::string Bytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 }  // namespace
+
+std::string NcclStepName(uint64_t bytes, NcclDtype dtype) {
+  std::string type = dtype == NcclDtype::kFloat ? "" : std::string(NcclDtypeName(dtype)) + " ";
+  return "allreduce " + type + Bytes(bytes);
+}
 
 NcclRun::NcclRun(const CudaApi& cuda, const NcclApi& nccl, const NcclRequest& request,
                  CommandContext& ctx)
@@ -232,25 +238,28 @@ void NcclRun::FreeBuffers() {
   }
 }
 
-Step NcclRun::Fill(uint64_t bytes) {
-  std::vector<float> host(std::min(bytes, kChunkBytes) / sizeof(float));
+Step NcclRun::Fill(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype) {
+  const size_t esize = NcclDtypeBytes(dtype);
+  std::vector<uint32_t> host(std::min(bytes, kChunkBytes) / sizeof(uint32_t));
+  // Two 16-bit NaNs for half and bf16 alike (0x7fc0 is a NaN in both).
+  const unsigned int nan_bits = dtype == NcclDtype::kFloat ? kNanBits : kNan16x2Bits;
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
     for (uint64_t off = 0; off < bytes; off += kChunkBytes) {
       uint64_t n = std::min(kChunkBytes, bytes - off);
-      size_t first = off / sizeof(float);
-      for (size_t i = 0; i < n / sizeof(float); ++i) host[i] = NcclFillValue(lr.rank, first + i);
+      pattern.Fill(lr.rank, off / esize, n / esize, host.data());
       if (Step s = Cuda(cuda_.MemcpyHtoD(lr.send + off, host.data(), n), "cuMemcpyHtoD", lr);
           !s.ok())
         return s;
     }
-    Step s = Cuda(cuda_.MemsetD32(lr.recv, kNanBits, bytes / sizeof(float)), "cuMemsetD32", lr);
+    Step s = Cuda(cuda_.MemsetD32(lr.recv, nan_bits, bytes / sizeof(uint32_t)), "cuMemsetD32", lr);
     if (!s.ok()) return s;
   }
   return {};
 }
 
-Step NcclRun::Launch(int iters, uint64_t count, Deadline deadline, const std::string& step) {
+Step NcclRun::Launch(int iters, uint64_t count, NcclDtype dtype, Deadline deadline,
+                     const std::string& step) {
   for (int it = 0; it < iters; ++it) {
     nccl_.GroupStart();
     std::string failed;
@@ -258,7 +267,7 @@ Step NcclRun::Launch(int iters, uint64_t count, Deadline deadline, const std::st
       cuda_.CtxSetCurrent(lr.ctx);
       ncclResult_t r =
           nccl_.AllReduce(reinterpret_cast<const void*>(lr.send), reinterpret_cast<void*>(lr.recv),
-                          count, ncclFloat, ncclSum, lr.comm, lr.stream);
+                          count, NcclDataType(dtype), ncclSum, lr.comm, lr.stream);
       if (r != ncclSuccess && r != ncclInProgress && failed.empty()) {
         failed = step + ": ncclAllReduce rank " + std::to_string(lr.rank) + ": " +
                  nccl_.Describe(r, lr.comm);
@@ -277,8 +286,10 @@ Step NcclRun::Launch(int iters, uint64_t count, Deadline deadline, const std::st
   return {};
 }
 
-Step NcclRun::Check(uint64_t bytes, size_t* mismatches, Json* first) {
-  std::vector<float> host(std::min(bytes, kChunkBytes) / sizeof(float));
+Step NcclRun::Check(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype, size_t* mismatches,
+                    Json* first) {
+  const size_t esize = NcclDtypeBytes(dtype);
+  std::vector<uint32_t> host(std::min(bytes, kChunkBytes) / sizeof(uint32_t));
   *mismatches = 0;
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
@@ -288,13 +299,10 @@ Step NcclRun::Check(uint64_t bytes, size_t* mismatches, Json* first) {
           !s.ok())
         return s;
       size_t at = 0;
-      size_t index0 = off / sizeof(float);
-      size_t bad = CountMismatches(host.data(), n / sizeof(float), index0, request_.nranks, &at);
+      float got = 0;
+      size_t bad = pattern.CountMismatches(host.data(), n / esize, off / esize, &at, &got);
       if (bad > 0 && *mismatches == 0) {
-        *first = {{"rank", lr.rank},
-                  {"index", at},
-                  {"got", host[at - index0]},
-                  {"want", NcclExpectedSum(request_.nranks, at)}};
+        *first = {{"rank", lr.rank}, {"index", at}, {"got", got}, {"want", pattern.Expected(at)}};
       }
       *mismatches += bad;
     }
@@ -302,15 +310,16 @@ Step NcclRun::Check(uint64_t bytes, size_t* mismatches, Json* first) {
   return {};
 }
 
-Step NcclRun::RunSize(uint64_t bytes, Json* result) {
-  const uint64_t count = bytes / sizeof(float);
-  const std::string step = "allreduce " + Bytes(bytes);
+Step NcclRun::RunSize(uint64_t bytes, NcclDtype dtype, Json* result) {
+  const uint64_t count = bytes / NcclDtypeBytes(dtype);
+  const std::string step = NcclStepName(bytes, dtype);
+  const NcclPattern pattern(dtype, request_.nranks);
   FreeBuffers();
   if (Step s = Alloc(bytes); !s.ok()) return s;
-  if (Step s = Fill(bytes); !s.ok()) return s;
+  if (Step s = Fill(bytes, pattern, dtype); !s.ok()) return s;
   if (request_.warmup > 0) {
     Deadline d = StepDeadline();
-    if (Step s = Launch(request_.warmup, count, d, step + " (warmup)"); !s.ok()) return s;
+    if (Step s = Launch(request_.warmup, count, dtype, d, step + " (warmup)"); !s.ok()) return s;
     if (Step s = WaitStreams(d, step + " (warmup)"); !s.ok()) return s;
   }
   Deadline d = StepDeadline();
@@ -319,7 +328,7 @@ Step NcclRun::RunSize(uint64_t bytes, Json* result) {
     if (Step s = Cuda(cuda_.EventRecord(lr.start, lr.stream), "cuEventRecord", lr); !s.ok())
       return s;
   }
-  if (Step s = Launch(request_.iters, count, d, step); !s.ok()) return s;
+  if (Step s = Launch(request_.iters, count, dtype, d, step); !s.ok()) return s;
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
     if (Step s = Cuda(cuda_.EventRecord(lr.stop, lr.stream), "cuEventRecord", lr); !s.ok())
@@ -341,11 +350,11 @@ Step NcclRun::RunSize(uint64_t bytes, Json* result) {
   }
   size_t mismatches = 0;
   Json first;
-  if (Step s = Check(bytes, &mismatches, &first); !s.ok()) return s;
+  if (Step s = Check(bytes, pattern, dtype, &mismatches, &first); !s.ok()) return s;
   double seconds = worst_ms / 1000.0 / request_.iters;
   *result = {{"bytes", bytes},
              {"count", count},
-             {"dtype", "float"},
+             {"dtype", NcclDtypeName(dtype)},
              {"op", "sum"},
              {"nranks", request_.nranks},
              {"warmup", request_.warmup},

@@ -13,6 +13,7 @@
 #include "agent/command.h"
 #include "agent/cuda_api.h"
 #include "agent/nccl_api.h"
+#include "agent/nccl_dtype.h"
 #include "agent/nccl_request.h"
 
 namespace cc::agent {
@@ -25,6 +26,10 @@ struct Step {
   std::string detail;  // why, for anything but kDone
   bool ok() const { return end == StepEnd::kDone; }
 };
+
+// The step of one size: "allreduce 1048576 bytes" for float, else with
+// the type: "allreduce bf16 1048576 bytes".
+std::string NcclStepName(uint64_t bytes, NcclDtype dtype);
 
 class NcclRun {
  public:
@@ -45,9 +50,10 @@ class NcclRun {
   // Every local rank joins the communicator (non-blocking init, group).
   Step InitComms(const ncclUniqueId& id);
 
-  // Out-of-place float sum AllReduce of `bytes` per rank: warmup, timed
-  // iterations, exact data check. *result gets the "size" message's data.
-  Step RunSize(uint64_t bytes, Json* result);
+  // Out-of-place sum AllReduce of `bytes` per rank of `dtype` elements:
+  // warmup, timed iterations, exact data check (NcclPattern). *result gets
+  // the "size" message's data.
+  Step RunSize(uint64_t bytes, NcclDtype dtype, Json* result);
 
   // ncclCommFinalize + ncclCommDestroy within the deadline; abort otherwise.
   Step Finish();
@@ -72,11 +78,13 @@ class NcclRun {
   Step Cuda(CUresult r, const std::string& what, const LocalRank& lr) const;
   Step Alloc(uint64_t bytes);
   void FreeBuffers();
-  Step Fill(uint64_t bytes);
-  Step Launch(int iters, uint64_t count, Deadline deadline, const std::string& step);
+  Step Fill(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype);
+  Step Launch(int iters, uint64_t count, NcclDtype dtype, Deadline deadline,
+              const std::string& step);
   Step WaitComms(Deadline deadline, const std::string& step);
   Step WaitStreams(Deadline deadline, const std::string& step);
-  Step Check(uint64_t bytes, size_t* mismatches, Json* first);
+  Step Check(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype, size_t* mismatches,
+             Json* first);
   bool StreamsIdle(Deadline deadline) const;
   // Waits about a millisecond for a control line; false when the controller
   // went away or asked to abort.

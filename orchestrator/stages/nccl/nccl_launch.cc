@@ -67,15 +67,18 @@ Json Args(const Comm& c, size_t i, const NcclSettings& s) {
   for (int g = 0; g < m.gpus; ++g) gpus.push_back(g);
   Json env = Json::object();
   for (const auto& [k, v] : m.env) env[k] = v;
-  return {{"nranks", c.nranks},
-          {"rank_base", c.rank_base[i]},
-          {"gpus", gpus},
-          {"sizes", s.sizes},
-          {"iters", s.iters},
-          {"warmup", s.warmup},
-          {"timeout_s", s.timeout_s},
-          {"env", env},
-          {"library_paths", m.library_paths}};
+  Json args = {{"nranks", c.nranks},
+               {"rank_base", c.rank_base[i]},
+               {"gpus", gpus},
+               {"sizes", s.sizes},
+               {"iters", s.iters},
+               {"warmup", s.warmup},
+               {"timeout_s", s.timeout_s},
+               {"env", env},
+               {"library_paths", m.library_paths}};
+  // The agent's default is float alone: a request as before dtypes.
+  if (s.dtypes != std::vector<std::string>{"float"}) args["dtypes"] = s.dtypes;
+  return args;
 }
 
 // Takes one message of the request into the report. true at its `end`.
@@ -136,7 +139,8 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     ch.Close(Millis(1000));
     return;
   }
-  double budget = s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kSlackS;
+  double steps = static_cast<double>(s.sizes.size() * s.dtypes.size());
+  double budget = s.timeout_s * (2 + steps) + kSlackS;
   Deadline d = Deadline::InSeconds(clock, budget);
   bool have_outcome = false, ended = false;
   Status last;

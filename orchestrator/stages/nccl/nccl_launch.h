@@ -36,7 +36,7 @@ bool AddNcclResult(const std::string& name, const nlohmann::json& data, RankRepo
 
 // Runs each group as one communicator, all groups at once, and returns one
 // RankReport list per group (in member order). Never throws and never
-// blocks past settings.timeout_s * (2 + sizes) + slack per test.
+// blocks past settings.timeout_s * (2 + sizes * dtypes) + slack per test.
 // REQUIRES: the groups share no member; every pointer outlives the call.
 std::vector<std::vector<RankReport>> RunNcclBatch(
     StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,

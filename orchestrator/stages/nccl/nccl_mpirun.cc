@@ -40,11 +40,13 @@ Json NcclMpiRequest(const std::vector<NcclMember*>& group, const NcclSettings& s
       ranks.push_back({{"env", env}, {"library_paths", m->library_paths}, {"gpu", g}});
     }
   }
-  return {{"sizes", s.sizes},
-          {"iters", s.iters},
-          {"warmup", s.warmup},
-          {"timeout_s", s.timeout_s},
-          {"ranks", ranks}};
+  Json request = {{"sizes", s.sizes},
+                  {"iters", s.iters},
+                  {"warmup", s.warmup},
+                  {"timeout_s", s.timeout_s},
+                  {"ranks", ranks}};
+  if (s.dtypes != std::vector<std::string>{"float"}) request["dtypes"] = s.dtypes;
+  return request;
 }
 
 std::string NcclMpiHostfile(const std::vector<NcclMember*>& group,

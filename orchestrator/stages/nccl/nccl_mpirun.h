@@ -29,7 +29,7 @@ inline constexpr char kNcclMpiLinePrefix[] = "CCNCCL ";
 std::vector<std::string> NcclRankNodes(const std::vector<NcclMember*>& group);
 
 // The probe's --request JSON: the settings' sizes, iters, warmup,
-// timeout_s, and per rank its node's env and library_paths and its GPU
+// timeout_s, dtypes (unless float alone), and per rank its node's env and library_paths and its GPU
 // (0 .. gpus-1 within its node, as the agent launcher numbers them).
 nlohmann::json NcclMpiRequest(const std::vector<NcclMember*>& group, const NcclSettings& s);
 

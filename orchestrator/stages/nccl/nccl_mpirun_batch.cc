@@ -52,7 +52,8 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     if (argvs) *argvs = argv;
     return out;
   }
-  const double timeout = s.timeout_s * (2 + static_cast<double>(s.sizes.size())) + kLaunchSlackS;
+  const double steps = static_cast<double>(s.sizes.size() * s.dtypes.size());
+  const double timeout = s.timeout_s * (2 + steps) + kLaunchSlackS;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& group = groups[i];

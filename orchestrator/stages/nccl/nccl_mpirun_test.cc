@@ -66,6 +66,14 @@ TEST(NcclMpiRequest, CarriesTheSettingsAndEachRanksOwnNodeEnv) {
   EXPECT_EQ(r["ranks"][2]["gpu"], 0);
 }
 
+TEST(NcclMpiRequest, NamesDtypesOnlyWhenMoreThanFloatIsAsked) {
+  Group g;
+  NcclSettings s;
+  EXPECT_FALSE(NcclMpiRequest(g.ptrs, s).contains("dtypes")) << "the request as before dtypes";
+  s.dtypes = {"float", "bf16"};
+  EXPECT_EQ(NcclMpiRequest(g.ptrs, s)["dtypes"], Json({"float", "bf16"}));
+}
+
 TEST(NcclMpiHostfile, GivesEachNodeOneSlotPerGpuOrOneLocalLine) {
   Group g;
   EXPECT_THAT(NcclMpiHostfile(g.ptrs, {"10.0.0.1", "10.0.0.2"}, false),

@@ -36,6 +36,9 @@ struct NcclSettings {
   // "agent": the agents' own rendezvous (nccl_launch.h); "mpirun": one
   // mpirun per test, the id through MPI_Bcast (nccl_mpirun.h).
   std::string launcher = "agent";
+  // Element types, each measured over every size in one communicator; the
+  // first drives retests, the speed judgement and the isolation.
+  std::vector<std::string> dtypes = {"float"};
 
   bool Has(const std::string& phase) const;
 };
@@ -43,7 +46,7 @@ struct NcclSettings {
 // Reads the stage's settings (already type-checked by the inventory
 // parser). kBadInventory for values the types cannot catch: sizes that are
 // not multiples of 4, an unknown phase, a launcher other than "agent" or
-// "mpirun".
+// "mpirun", dtypes empty, repeated or other than "float", "bf16", "half".
 Result<NcclSettings> ReadNcclSettings(const nlohmann::json& settings);
 
 // The NCCL environment of one node's ranks, later entries winning:
@@ -86,6 +89,10 @@ struct TestJudgement {
   // the ones that broke the communicator.
   std::vector<std::string> culprits;
   nlohmann::json evidence = nlohmann::json::object();
+  std::string dtype = "float";  // of the sizes judged
+  // When the test ran several dtypes: the judgements of the others, in the
+  // settings' order (this one is the first's).
+  std::vector<TestJudgement> other_dtypes;
 };
 
 // Judges one communicator's test. `nodes` is the number of distinct nodes
@@ -94,6 +101,19 @@ struct TestJudgement {
 // check, its transport (policy) and nNodes.
 TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
                             const TransportPolicy& policy);
+
+// JudgeNcclTest per dtype of `dtypes` (REQUIRES: not empty), each on the
+// ranks' reports narrowed to that dtype's sizes: the first's judgement with
+// the others in other_dtypes. A rank whose only fault was a data check
+// another dtype failed counts as passed for a dtype whose data was exact.
+// A judgement of a dtype other than float says so in evidence "dtype".
+TestJudgement JudgeNcclTestByDtype(const std::vector<RankReport>& ranks, int nodes,
+                                   const TransportPolicy& policy,
+                                   const std::vector<std::string>& dtypes);
+
+// A check's name for results of `dtype`: `check` for float, else
+// "check.dtype" ("allreduce.bf16").
+std::string NcclCheckName(const std::string& check, const std::string& dtype);
 
 // The slow-test rule: below min_busbw_gbps (when set) is kFail, below
 // outlier_fraction * median (when median > 0) is kWarn, else kPass; *why

@@ -180,5 +180,74 @@ TEST(NcclPlan, SettingsHaveDefaultsAndRejectWhatTypesCannotCatch) {
   EXPECT_FALSE(ReadNcclSettings({{"env", {{"LD_PRELOAD", "x"}}}}).ok());
 }
 
+TEST(NcclPlan, DtypesDefaultToFloatAndAnUnknownOneIsNamed) {
+  EXPECT_EQ(ReadNcclSettings(Json::object())->dtypes, std::vector<std::string>{"float"});
+  auto s = ReadNcclSettings({{"dtypes", {"float", "bf16", "half"}}});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->dtypes, (std::vector<std::string>{"float", "bf16", "half"}));
+  for (const Json& bad : {Json{"float", "fp8"}, Json{"bf16", "bf16"}, Json::array()}) {
+    auto r = ReadNcclSettings({{"dtypes", bad}});
+    ASSERT_FALSE(r.ok()) << bad.dump();
+    EXPECT_EQ(r.status().kind(), ErrorKind::kBadInventory);
+    EXPECT_NE(r.status().message().find("stages.nccl.dtypes"), std::string::npos);
+  }
+  auto r = ReadNcclSettings({{"dtypes", {"fp8"}}});
+  EXPECT_NE(r.status().message().find("'fp8'"), std::string::npos) << r.status().message();
+}
+
+Json Typed(Json size, const std::string& dtype) {
+  size["dtype"] = dtype;
+  return size;
+}
+
+TEST(NcclPlan, EachDtypeIsJudgedOnItsOwnSizes) {
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  for (RankReport* r : {&a, &b}) {
+    r->sizes = Json::array({Typed(Size(64 << 20, 36000, 2), "float"),
+                            Typed(Size(64 << 20, 18000, 2), "bf16"),
+                            Typed(Size(64 << 20, 72000, 2), "half")});
+  }
+  // b's half data was wrong: its agent failed the run at the data check.
+  b.sizes[2]["data_ok"] = false;
+  b.outcome = Outcome::kFail;
+  b.step = "data check";
+  b.reason = "data check failed at half 67108864 bytes: ...";
+  auto j = JudgeNcclTestByDtype({a, b}, 1, {}, {"float", "bf16", "half"});
+  EXPECT_EQ(j.dtype, "float");
+  EXPECT_EQ(j.outcome, Outcome::kPass) << j.message;
+  EXPECT_NEAR(*j.busbw, 67108864 / 0.036 / 1e9, 1e-9);
+  EXPECT_FALSE(j.evidence.contains("dtype")) << "float's evidence is as before dtypes";
+  ASSERT_EQ(j.other_dtypes.size(), 2u);
+  const TestJudgement& bf16 = j.other_dtypes[0];
+  EXPECT_EQ(bf16.dtype, "bf16");
+  EXPECT_EQ(bf16.outcome, Outcome::kPass) << bf16.message;
+  EXPECT_NEAR(*bf16.busbw, 67108864 / 0.018 / 1e9, 1e-9);
+  EXPECT_EQ(bf16.evidence["dtype"], "bf16");
+  ASSERT_EQ(bf16.sizes.size(), 1u);
+  const TestJudgement& half = j.other_dtypes[1];
+  EXPECT_EQ(half.dtype, "half");
+  EXPECT_EQ(half.outcome, Outcome::kFail);
+  EXPECT_NE(half.message.find("data check"), std::string::npos) << half.message;
+}
+
+TEST(NcclPlan, FloatAloneIsJudgedAsBeforeDtypes) {
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  b.sizes[1]["data_ok"] = false;
+  b.outcome = Outcome::kFail;
+  b.step = "data check";
+  auto before = JudgeNcclTest({a, b}, 2, {});
+  auto now = JudgeNcclTestByDtype({a, b}, 2, {}, {"float"});
+  EXPECT_EQ(now.outcome, before.outcome);
+  EXPECT_EQ(now.message, before.message);
+  EXPECT_EQ(now.evidence, before.evidence);
+  EXPECT_TRUE(now.other_dtypes.empty());
+}
+
+TEST(NcclPlan, CheckNamesCarryEveryDtypeButFloat) {
+  EXPECT_EQ(NcclCheckName("allreduce", "float"), "allreduce");
+  EXPECT_EQ(NcclCheckName("allreduce", "bf16"), "allreduce.bf16");
+  EXPECT_EQ(NcclCheckName("cluster", "half"), "cluster.half");
+}
+
 }  // namespace
 }  // namespace cc

@@ -1,5 +1,8 @@
 #include "orchestrator/stages/nccl/nccl_spec.h"
 
+#include <algorithm>
+#include <cstdio>
+
 #include "orchestrator/stages/nccl/nccl_plan.h"
 
 namespace cc {
@@ -19,9 +22,11 @@ StageEstimate Estimate(const PlanInput& in) {
   Result<NcclSettings> read = ReadNcclSettings(in.inventory.StageSettings(kName));
   const NcclSettings s = read.ok() ? *read : NcclSettings{};
   StageEstimate e;
+  // Each dtype runs every size again (in the same communicator).
+  const double per_dtype = static_cast<double>(std::max<size_t>(1, s.dtypes.size()));
   auto add = [&](const std::string& part, double seconds) {
     e.work += (e.work.empty() ? "" : ", ") + part;
-    e.seconds += seconds;
+    e.seconds += seconds * per_dtype;
   };
   if (s.Has("intra")) add("intra-node on " + Plural(in.nodes, "node", "nodes"), kIntraS);
   if (s.Has("pairs")) add(RoundsPhrase(in), static_cast<double>(in.rounds) * kRoundS);
@@ -33,17 +38,48 @@ StageEstimate Estimate(const PlanInput& in) {
 }
 
 // How many NCCL runs naming the bad node(s) took (nccl_stage.cc).
-StageTerminalNotes Summarize(const Json& nccl) {
-  if (!nccl.is_object() || !nccl.contains("isolation") || !nccl["isolation"].is_object()) return {};
+std::string IsolationLine(const Json& nccl) {
+  if (!nccl.contains("isolation") || !nccl["isolation"].is_object()) return "";
   const Json& iso = nccl["isolation"];
   int runs = iso.value("runs_after_cluster", 0);
-  if (runs <= 0) return {};
-  return {{"nccl isolation: " + std::to_string(runs) + " NCCL runs (" +
-           std::to_string(iso.value("pair_probes", 0)) + " pair probes, " +
-           std::to_string(iso.value("group_tests", 0)) + " group tests in " +
-           std::to_string(iso.value("group_rounds", 0)) + " rounds) of " +
-           std::to_string(nccl.value("tests", 0)) + " NCCL tests in all"},
-          ""};
+  if (runs <= 0) return "";
+  return "nccl isolation: " + std::to_string(runs) + " NCCL runs (" +
+         std::to_string(iso.value("pair_probes", 0)) + " pair probes, " +
+         std::to_string(iso.value("group_tests", 0)) + " group tests in " +
+         std::to_string(iso.value("group_rounds", 0)) + " rounds) of " +
+         std::to_string(nccl.value("tests", 0)) + " NCCL tests in all";
+}
+
+// busbw per dtype when more than float ran: the pairs' median where pairs
+// ran, else the whole-cluster test's, else the nodes' median; "-" for a
+// dtype without a passing test.
+std::string DtypesLine(const Json& nccl) {
+  if (!nccl.contains("busbw_by_dtype") || !nccl["busbw_by_dtype"].is_array()) return "";
+  std::string line;
+  static const std::pair<const char*, const char*> kWhere[] = {{"pairs_median_gbps", " (pairs)"},
+                                                               {"cluster_gbps", " (cluster)"},
+                                                               {"intra_median_gbps", " (nodes)"}};
+  for (const Json& d : nccl["busbw_by_dtype"]) {
+    std::string bw = "-";
+    for (const auto& [key, suffix] : kWhere) {
+      if (!d.contains(key)) continue;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f GB/s", d[key].get<double>());
+      bw = buf + std::string(suffix);
+      break;
+    }
+    line += (line.empty() ? "" : ", ") + d.value("dtype", std::string()) + " " + bw;
+  }
+  return line.empty() ? "" : "nccl busbw by dtype: " + line;
+}
+
+StageTerminalNotes Summarize(const Json& nccl) {
+  if (!nccl.is_object()) return {};
+  StageTerminalNotes notes;
+  for (const std::string& line : {IsolationLine(nccl), DtypesLine(nccl)}) {
+    if (!line.empty()) notes.lines.push_back(line);
+  }
+  return notes;
 }
 
 std::string NodeFailNextStep(const NodeResult&, const std::string& who) {
@@ -84,6 +120,10 @@ const StageSpec& NcclSpec() {
                "[\"intra\", \"pairs\", \"cluster\", \"isolate\"]"},
               {kName, "isolate_max_tests", K::kInt, 1,
                "most NCCL tests the isolation may run (default 4 * nodes + 16)"},
+              {kName, "dtypes", K::kStringArray, 0,
+               "element types to measure and check: float, bf16, half (the first one "
+               "drives retests and isolation)",
+               "[\"float\"]"},
           },
       .make = MakeNcclStage,
       .estimate = Estimate,

@@ -23,6 +23,20 @@ TEST(NcclSpec, TheDocumentedDefaultsAreTheStagesOwn) {
   EXPECT_EQ(documented->outlier_fraction, unset->outlier_fraction);
   EXPECT_EQ(documented->phases, unset->phases);
   EXPECT_EQ(documented->launcher, unset->launcher);
+  EXPECT_EQ(documented->dtypes, unset->dtypes);
+}
+
+TEST(NcclSpec, TheSummarySaysBusbwPerDtypeWhenSeveralRan) {
+  nlohmann::json meta = {
+      {"tests", 3},
+      {"busbw_by_dtype",
+       {{{"dtype", "float"}, {"pairs_median_gbps", 180.5}, {"cluster_gbps", 170.0}},
+        {{"dtype", "bf16"}, {"cluster_gbps", 175.25}},
+        {{"dtype", "half"}}}}};
+  StageTerminalNotes s = NcclSpec().summarize(meta);
+  ASSERT_EQ(s.lines.size(), 1u);
+  EXPECT_EQ(s.lines[0],
+            "nccl busbw by dtype: float 180.50 GB/s (pairs), bf16 175.25 GB/s (cluster), half -");
 }
 
 TEST(NcclSpec, TheSummarySaysWhatNamingTheBadNodeCost) {

@@ -23,6 +23,12 @@
 // go into the run meta ("retests.nccl").
 // launcher = "mpirun" runs every test through mpirun instead of the agents
 // (nccl_mpirun.h); its argv goes into each result's evidence and the meta.
+// dtypes = ["float", "bf16", "half"]: every test runs each dtype over every
+// size in one communicator; each dtype is judged on its own sizes. The
+// first dtype's results are the ones above (retests, speed, isolation);
+// the others' are recorded beside them for intra-node, pairs and cluster
+// as "intra-node.bf16", "allreduce.bf16", "cluster.bf16" (evidence
+// "dtype"), and their busbw goes into the meta ("busbw_by_dtype").
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -68,9 +74,15 @@ class NcclStage : public Stage {
   void ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results);
   void Intra(StageContext& ctx);
   NodeResult IntraResult(const std::string& node, const TestJudgement& j);
+  // Notes j's busbw (and its other dtypes') under `phase` for the meta.
+  void NoteBusbw(const std::string& phase, const TestJudgement& j);
+  Json BusbwByDtype() const;
+  // Other than float alone, the default (whose results and meta stay as
+  // they were before dtypes).
+  bool DtypesAsked() const { return s_.dtypes != std::vector<std::string>{"float"}; }
   void Pairs(StageContext& ctx);
   void Cluster(StageContext& ctx);
-  NodeResult ClusterResult(const TestJudgement& j) const;
+  NodeResult ClusterResult(const TestJudgement& j, bool judge_speed = true) const;
   void Isolate(StageContext& ctx);
   // Tests the matrix's suspects, each with a known-good partner, for a few
   // rounds, adding their outcomes to *in; returns the last attribution.
@@ -107,6 +119,8 @@ class NcclStage : public Stage {
   int tests_ = 0;
   Json meta_ = Json::object();
   RetestCounts retests_;
+  // dtype -> phase -> busbw of its passing tests (GB/s)
+  std::map<std::string, std::map<std::string, std::vector<double>>> busbw_;
 };
 
 void NcclStage::Members(StageContext& ctx) {
@@ -156,7 +170,8 @@ std::vector<TestJudgement> NcclStage::Batch(StageContext& ctx, const std::vector
       s.launcher == "mpirun" ? RunNcclMpirunBatch(ctx, g, s, &argvs) : RunNcclBatch(ctx, g, s);
   std::vector<TestJudgement> out;
   for (size_t i = 0; i < reports.size(); ++i) {
-    out.push_back(JudgeNcclTest(reports[i], static_cast<int>(groups[i].size()), s_.policy));
+    out.push_back(
+        JudgeNcclTestByDtype(reports[i], static_cast<int>(groups[i].size()), s_.policy, s_.dtypes));
     if (i < argvs.size() && !argvs[i].empty()) {
       out.back().evidence["mpirun_argv"] = argvs[i];
       Json& mp = meta_["mpirun"];
@@ -198,7 +213,7 @@ NodeResult NcclStage::IntraResult(const std::string& n, const TestJudgement& j) 
   int gpus = by_name_[n]->gpus;
   // One rank moves no data between GPUs: no busbw, only the data check.
   bool one = gpus == 1 && IsPassOrWarn(j.outcome);
-  return NodeCheck("nccl", n, "intra-node", j.outcome,
+  return NodeCheck("nccl", n, NcclCheckName("intra-node", j.dtype), j.outcome,
                    one ? "1 GPU: AllReduce on one rank ran and its data checked out"
                        : std::to_string(gpus) + " GPU(s): " + j.message,
                    j.evidence,
@@ -221,8 +236,36 @@ void NcclStage::Intra(StageContext& ctx) {
     // A node that cannot run NCCL alone would only break every pair.
     if (IsPassOrWarn(r.outcome)) still.push_back(n);
     ctx.Record(r);
+    // The other dtypes, from the attempt that stands.
+    const TestJudgement& last = js[i].second ? *js[i].second : js[i].first;
+    if (by_name_[n]->gpus > 1) NoteBusbw("intra", last);
+    for (const TestJudgement& other : last.other_dtypes) ctx.Record(IntraResult(n, other));
   }
   active_ = still;
+}
+
+void NcclStage::NoteBusbw(const std::string& phase, const TestJudgement& j) {
+  if (!DtypesAsked()) return;
+  auto note = [&](const TestJudgement& t) {
+    if (t.busbw && IsPassOrWarn(t.outcome)) busbw_[t.dtype][phase].push_back(*t.busbw);
+  };
+  note(j);
+  for (const TestJudgement& o : j.other_dtypes) note(o);
+}
+
+Json NcclStage::BusbwByDtype() const {
+  Json out = Json::array();
+  for (const std::string& d : s_.dtypes) {
+    Json e = {{"dtype", d}};
+    auto it = busbw_.find(d);
+    if (it != busbw_.end()) {
+      for (const auto& [phase, bws] : it->second) {
+        e[phase == "cluster" ? "cluster_gbps" : phase + "_median_gbps"] = Median(bws);
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
 }
 
 PairResult NcclStage::MakePair(const std::string& a, const std::string& b, const TestJudgement& j,
@@ -231,7 +274,7 @@ PairResult NcclStage::MakePair(const std::string& a, const std::string& b, const
   r.stage = "nccl";
   r.src = a;
   r.dst = b;
-  r.check = "allreduce";
+  r.check = NcclCheckName("allreduce", j.dtype);
   r.outcome = j.outcome;
   r.state = OutcomeName(j.outcome);
   if (j.busbw) {
@@ -246,6 +289,7 @@ PairResult NcclStage::MakePair(const std::string& a, const std::string& b, const
 
 void NcclStage::Pairs(StageContext& ctx) {
   std::vector<PairResult> results;
+  std::vector<PairResult> other_dtypes;  // not retested: the first dtype's are
   auto rounds = RoundRobinRounds(active_);
   for (const Round& round : rounds) {
     if (InterruptFlag().load()) break;
@@ -254,6 +298,10 @@ void NcclStage::Pairs(StageContext& ctx) {
     auto js = Batch(ctx, groups);
     for (size_t i = 0; i < js.size(); ++i) {
       results.push_back(MakePair(groups[i][0], groups[i][1], js[i], "pairs"));
+      NoteBusbw("pairs", js[i]);
+      for (const TestJudgement& o : js[i].other_dtypes) {
+        other_dtypes.push_back(MakePair(groups[i][0], groups[i][1], o, "pairs"));
+      }
     }
   }
   ConfirmPairs(ctx, &results);
@@ -276,6 +324,7 @@ void NcclStage::Pairs(StageContext& ctx) {
   }
   meta_["pairs"] = {
       {"rounds", rounds.size()}, {"tests", results.size()}, {"median_busbw_gbps", median_}};
+  results.insert(results.end(), other_dtypes.begin(), other_dtypes.end());
   ctx.Record(std::move(results));
 }
 
@@ -300,12 +349,13 @@ void NcclStage::ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results
   }
 }
 
-NodeResult NcclStage::ClusterResult(const TestJudgement& j) const {
+NodeResult NcclStage::ClusterResult(const TestJudgement& j, bool judge_speed) const {
   std::string why;
-  Outcome outcome = WithSpeed(j, &why);
+  // The pairs' median is the first dtype's: no yardstick for the others.
+  Outcome outcome = judge_speed ? WithSpeed(j, &why) : j.outcome;
   Json evidence = j.evidence;
   evidence["nodes"] = active_;
-  return NodeCheck("nccl", "*", "cluster", outcome,
+  return NodeCheck("nccl", "*", NcclCheckName("cluster", j.dtype), outcome,
                    std::to_string(active_.size()) + " nodes (" + FoldHostlist(active_) +
                        "): " + j.message + (why.empty() ? "" : "; " + why),
                    std::move(evidence), j.busbw ? Gb(*j.busbw) + " GB/s" : "");
@@ -323,6 +373,8 @@ void NcclStage::Cluster(StageContext& ctx) {
   cluster_outcome_ = r.outcome;
   ctx.Record(r);
   cluster_ = std::move(js[0].second ? *js[0].second : js[0].first);
+  NoteBusbw("cluster", *cluster_);
+  for (const TestJudgement& o : cluster_->other_dtypes) ctx.Record(ClusterResult(o, false));
 }
 
 PairResult NcclStage::ConfirmedPair(
@@ -518,6 +570,10 @@ Status NcclStage::Run(StageContext& ctx) {
     meta_["cluster"] = {{"outcome", OutcomeName(cluster_outcome_)},
                         {"busbw_gbps", cluster_->busbw.value_or(0)}};
   meta_["retests"] = retests_.ToJson();
+  if (DtypesAsked()) {
+    meta_["dtypes"] = s_.dtypes;
+    meta_["busbw_by_dtype"] = BusbwByDtype();
+  }
   ctx.RecordRetests("nccl", retests_);
   Status st = ctx.store().SetRunMeta(ctx.run_id(), "nccl", meta_);
   if (!st.ok()) ctx.progress().Note("nccl: summary not stored: " + st.ToString());
