@@ -217,14 +217,16 @@ void JudgeModes(const ClusterHealthInput& in, Findings& out) {
     if (count * 2 <= all.size()) continue;
     for (const auto& [node, h] : in.health) {
       std::vector<std::string> odd;
+      std::string now;  // what the odd GPUs have (the first one's value)
       for (const auto& g : h.value("gpu", json::object()).value("gpus", json::array())) {
         std::string v = value_of(g);
-        if (!v.empty() && v != usual) odd.push_back(std::to_string(g.value("index", -1)));
+        if (v.empty() || v == usual) continue;
+        if (now.empty()) now = v;
+        odd.push_back(std::to_string(g.value("index", -1)));
       }
       if (odd.empty()) continue;
       std::string list;
       for (const auto& i : odd) list += (list.empty() ? "" : ", ") + i;
-      std::string now = usual == "enabled" ? "disabled" : "enabled";
       out[node].push_back(With(Finding(std::string("gpu.") + mode.field, A::kInvestigate,
                                        std::string(mode.name) + " " + now + " on GPU " + list +
                                            " where the cluster has it " + usual,
