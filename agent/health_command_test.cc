@@ -105,7 +105,8 @@ TEST(HealthCommand, TheAgentWithTheFakeNvmlReportsGpuThreeDegraded) {
   fs::create_symlink(fake, dir + "/libnvidia-ml.so.1");
   std::ofstream(dir + "/fake_gpu.conf") << "gpu_count = 8\npcie_width.3 = 8\npcie_gen.3 = 4\n"
                                            "ecc_volatile_uncorrected.3 = 2\nnvlinks = 18\n"
-                                           "fabric_state = 3\n";
+                                           "fabric_state = 3\nclock_sm_mhz.3 = 1410\n"
+                                           "clock_mem_mhz.5 = -1\n";
   Json h = AgentHealth(dir, {{"library_paths", {dir}}, {"sections", {"gpu"}}});
   fs::remove_all(dir);
   const Json& gpu = h["gpu"];
@@ -119,6 +120,13 @@ TEST(HealthCommand, TheAgentWithTheFakeNvmlReportsGpuThreeDegraded) {
     EXPECT_EQ(g["ecc"]["volatile_uncorrected"], three ? 2 : 0);
     EXPECT_EQ(g["clock_event_reasons"], 1);
     EXPECT_EQ(g["temperature_c"], 40);
+    EXPECT_EQ(g["clocks_mhz"]["sm"], three ? 1410 : 1980);
+    EXPECT_EQ(g["clocks_mhz"]["sm_max"], 1980);
+    if (g["index"] == 5) {
+      EXPECT_TRUE(g["clocks_mhz"]["mem"].is_null()) << "NOT_SUPPORTED";
+    } else {
+      EXPECT_EQ(g["clocks_mhz"]["mem"], 2619);
+    }
     EXPECT_DOUBLE_EQ(g["power_w"].get<double>(), 100.0);
     EXPECT_EQ(g["mig_mode"], "disabled");
     EXPECT_EQ(g["fabric_state"], "completed");

@@ -49,6 +49,14 @@ json RemappedRows(const NvmlApi& api, nvmlDevice_t dev) {
           {"uncorrectable", unc}};
 }
 
+// The SM and memory clocks now and the SM clock's maximum, MHz: under
+// load, an SM clock well below sm_max is a GPU held back (power, heat).
+json Clocks(const NvmlApi& api, nvmlDevice_t dev) {
+  return {{"sm", NvmlValue<unsigned>(api.clock_info, dev, kNvmlClockSm)},
+          {"mem", NvmlValue<unsigned>(api.clock_info, dev, kNvmlClockMem)},
+          {"sm_max", NvmlValue<unsigned>(api.max_clock_info, dev, kNvmlClockSm)}};
+}
+
 // The four counters of one link; null when none of them answers (the
 // entry point is absent, or the GPU keeps no such counters).
 json NvLinkErrors(const NvmlApi& api, nvmlDevice_t dev, unsigned link) {
@@ -105,6 +113,7 @@ json OneGpu(const NvmlApi& api, const Sysroot& root, unsigned index, nvmlDevice_
   g["remapped_rows"] = RemappedRows(api, dev);
   g["clock_event_reasons"] = NvmlValue<unsigned long long>(api.clock_event_reasons, dev);
   g["temperature_c"] = NvmlValue<unsigned>(api.temperature, dev, kNvmlTemperatureGpu);
+  g["clocks_mhz"] = Clocks(api, dev);
   json mw = NvmlValue<unsigned>(api.power_usage, dev);
   g["power_w"] = mw.is_null() ? mw : json(mw.get<unsigned>() / 1000.0);
   json persist = NvmlValue<int>(api.persistence_mode, dev);

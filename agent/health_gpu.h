@@ -1,8 +1,9 @@
 // The health command's "gpu" section (docs/health-readings.md): per GPU what
 // says it is degraded now (PCIe link trained below its maximum, uncorrected
-// ECC errors, pending row remapping, clock slowdowns, temperature, NVLink
-// error counters, NVLink fabric registration), read through NVML, with the
-// PCIe link cross-checked against sysfs under the sysroot.
+// ECC errors, pending row remapping, clock slowdowns and the clocks
+// themselves, temperature, NVLink error counters, NVLink fabric
+// registration), read through NVML, with the PCIe link cross-checked
+// against sysfs under the sysroot.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -18,16 +18,18 @@ const std::string kGpuNode = std::string(CLUSTERCHECK_FIXTURES) + "/sysroot-gpu-
 // A fake NVML whose GPUs answer with the values below; handles are index + 1.
 // The defaults are the H200 of /work/shared/fixtures/health (nvidia-smi:
 // gen 5/5, x16/x16, no uncorrected ECC error, clocks event reasons 0x1
-// (idle), 44 C, 121.05 W, no NVLink, fabric N/A).
+// (idle), 44 C, 121.05 W, clocks SM 405 / memory 3201 / SM max 1980 MHz,
+// no NVLink, fabric N/A).
 struct FakeGpu {
   std::string bus = "00000000:00:06.0";
   unsigned gen = 5, max_gen = 5, width = 16, max_width = 16;
   unsigned long long ecc_volatile = 0, ecc_aggregate = 0, reasons = 0x1;
   unsigned temp = 44, power_mw = 121050, mig = 0;
-  unsigned links = 0;                  // NVLinks, all active, to NVSwitches
-  unsigned long long link_errors = 0;  // every counter of every link
-  bool link_counters = true;           // false: the counters are NOT_SUPPORTED
-  int fabric_state = -1;               // -1: NOT_SUPPORTED
+  int sm_mhz = 405, mem_mhz = 3201, sm_max_mhz = 1980;  // -1: NOT_SUPPORTED
+  unsigned links = 0;                                   // NVLinks, all active, to NVSwitches
+  unsigned long long link_errors = 0;                   // every counter of every link
+  bool link_counters = true;                            // false: the counters are NOT_SUPPORTED
+  int fabric_state = -1;                                // -1: NOT_SUPPORTED
 };
 std::vector<FakeGpu> g_gpus;
 
@@ -76,6 +78,20 @@ nvmlReturn_t Temp(nvmlDevice_t d, int sensor, unsigned* t) {
   if (sensor != kNvmlTemperatureGpu) return kNvmlErrorInvalidArgument;
   return *t = Gpu(d).temp, kNvmlSuccess;
 }
+// The clock of `type` (kNvmlClockSm, kNvmlClockMem) from the two given.
+nvmlReturn_t ClockOf(int type, int sm, int mem, unsigned* mhz) {
+  int v = type == kNvmlClockSm ? sm : type == kNvmlClockMem ? mem : -2;
+  if (v == -2) return kNvmlErrorInvalidArgument;
+  if (v < 0) return kNvmlErrorNotSupported;
+  return *mhz = static_cast<unsigned>(v), kNvmlSuccess;
+}
+nvmlReturn_t Clock(nvmlDevice_t d, int type, unsigned* mhz) {
+  return ClockOf(type, Gpu(d).sm_mhz, Gpu(d).mem_mhz, mhz);
+}
+nvmlReturn_t MaxClock(nvmlDevice_t d, int type, unsigned* mhz) {
+  // Only the SM maximum is asked for; a memory one would read as unknown.
+  return ClockOf(type, Gpu(d).sm_max_mhz, -2, mhz);
+}
 nvmlReturn_t Power(nvmlDevice_t d, unsigned* mw) { return *mw = Gpu(d).power_mw, kNvmlSuccess; }
 nvmlReturn_t Mig(nvmlDevice_t d, unsigned* cur, unsigned* pend) {
   return *cur = *pend = Gpu(d).mig, kNvmlSuccess;
@@ -114,6 +130,8 @@ NvmlApi FakeApi() {
   a.total_ecc_errors = EccErrors;
   a.clock_event_reasons = Reasons;
   a.temperature = Temp;
+  a.clock_info = Clock;
+  a.max_clock_info = MaxClock;
   a.power_usage = Power;
   a.mig_mode = Mig;
   a.nvlink_error_counter = LinkErrors;
@@ -154,6 +172,8 @@ TEST_F(HealthGpuFake, TheH200ReadsAsNvidiaSmiShowedIt) {
   EXPECT_EQ(g["remapped_rows"], remapped);
   EXPECT_EQ(g["clock_event_reasons"], 1);
   EXPECT_EQ(g["temperature_c"], 44);
+  json clocks = {{"sm", 405}, {"mem", 3201}, {"sm_max", 1980}};
+  EXPECT_EQ(g["clocks_mhz"], clocks);
   EXPECT_DOUBLE_EQ(g["power_w"].get<double>(), 121.05);
   EXPECT_EQ(g["persistence_mode"], "enabled");
   EXPECT_EQ(g["mig_mode"], "disabled");
@@ -182,6 +202,22 @@ TEST_F(HealthGpuFake, ADegradedLinkAndEccErrorsShowOnTheirGpuOnly) {
   EXPECT_EQ(bad["clock_event_reasons"], 8);
   EXPECT_EQ(s["gpus"][0]["pcie"]["width"], 16);
   EXPECT_EQ(s["gpus"][0]["ecc"]["volatile_uncorrected"], 0);
+}
+
+TEST_F(HealthGpuFake, ClocksAreReadPerGpuAndNullWhereUnsupported) {
+  g_gpus = {FakeGpu{}, FakeGpu{}, FakeGpu{}};
+  g_gpus[1].sm_mhz = 1410;  // held back under load
+  g_gpus[1].mem_mhz = 2619;
+  g_gpus[2].mem_mhz = -1;
+  g_gpus[2].sm_max_mhz = -1;
+  json s = GpuHealthFromApi(FakeApi(), Sysroot(kGpuNode));
+  ASSERT_EQ(s["gpus"].size(), 3u);
+  json idle = {{"sm", 405}, {"mem", 3201}, {"sm_max", 1980}};
+  json slow = {{"sm", 1410}, {"mem", 2619}, {"sm_max", 1980}};
+  json partial = {{"sm", 405}, {"mem", nullptr}, {"sm_max", nullptr}};
+  EXPECT_EQ(s["gpus"][0]["clocks_mhz"], idle);
+  EXPECT_EQ(s["gpus"][1]["clocks_mhz"], slow);
+  EXPECT_EQ(s["gpus"][2]["clocks_mhz"], partial) << "NOT_SUPPORTED is null, not 0";
 }
 
 TEST_F(HealthGpuFake, NvlinkErrorCountersAreReadPerLinkAndNullWhereUnsupported) {
@@ -226,6 +262,8 @@ TEST_F(HealthGpuFake, MissingEntryPointsGiveNullFields) {
   EXPECT_TRUE(g["remapped_rows"].is_null());
   EXPECT_TRUE(g["clock_event_reasons"].is_null());
   EXPECT_TRUE(g["temperature_c"].is_null());
+  json no_clocks = {{"sm", nullptr}, {"mem", nullptr}, {"sm_max", nullptr}};
+  EXPECT_EQ(g["clocks_mhz"], no_clocks);
   EXPECT_TRUE(g["power_w"].is_null());
   EXPECT_TRUE(g["persistence_mode"].is_null());
   EXPECT_TRUE(g["mig_mode"].is_null());

@@ -39,6 +39,8 @@ void BindOptional(const Dynlib& lib, NvmlApi* api) {
     lib.Bind("nvmlDeviceGetCurrentClocksThrottleReasons", &api->clock_event_reasons, &ignored);
   }
   lib.Bind("nvmlDeviceGetTemperature", &api->temperature, &ignored);
+  lib.Bind("nvmlDeviceGetClockInfo", &api->clock_info, &ignored);
+  lib.Bind("nvmlDeviceGetMaxClockInfo", &api->max_clock_info, &ignored);
   lib.Bind("nvmlDeviceGetPowerUsage", &api->power_usage, &ignored);
   lib.Bind("nvmlDeviceGetMigMode", &api->mig_mode, &ignored);
   lib.Bind("nvmlDeviceGetNvLinkErrorCounter", &api->nvlink_error_counter, &ignored);

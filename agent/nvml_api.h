@@ -35,6 +35,9 @@ inline constexpr int kNvmlNvLinkErrorReplay = 0;
 inline constexpr int kNvmlNvLinkErrorRecovery = 1;
 inline constexpr int kNvmlNvLinkErrorCrcFlit = 2;
 inline constexpr int kNvmlNvLinkErrorCrcData = 3;
+// nvmlClockType_t.
+inline constexpr int kNvmlClockSm = 1;
+inline constexpr int kNvmlClockMem = 2;
 
 // nvmlPciInfo_t (nvmlDeviceGetPciInfo_v3, nvmlDeviceGetNvLinkRemotePciInfo_v2).
 struct NvmlPciInfo {
@@ -104,6 +107,9 @@ struct NvmlApi {
   // nvmlDeviceGetCurrentClocksThrottleReasons (same signature).
   nvmlReturn_t (*clock_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
+  // nvmlDeviceGetClockInfo / nvmlDeviceGetMaxClockInfo(dev, clock type, MHz).
+  nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*max_clock_info)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*power_usage)(nvmlDevice_t, unsigned*) = nullptr;  // milliwatts
   nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
   // nvmlDeviceGetNvLinkErrorCounter(dev, link, counter, value).

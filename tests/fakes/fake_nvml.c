@@ -241,6 +241,27 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsig
   if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT; /* NVML_TEMPERATURE_GPU only */
   return GpuUnsigned(d, "temperature_c", 40, t);
 }
+/* Clocks in MHz (an H100 SXM under load: SM 1980 of 1980, memory 2619);
+ * a negative value answers NOT_SUPPORTED. `clock_sm_mhz.3 = 1410` slows
+ * GPU 3 alone. */
+static nvmlReturn_t GpuClock(nvmlDevice_t d, const char* key, long long fallback, unsigned* mhz) {
+  if (!Valid(d)) return NVML_ERROR_INVALID_ARGUMENT;
+  long long v = GpuInt(key, d->index, fallback);
+  if (v < 0) return NVML_ERROR_NOT_SUPPORTED;
+  *mhz = (unsigned)v;
+  return NVML_SUCCESS;
+}
+/* NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2; graphics (0) and video (3) are
+ * not faked. */
+FAKE_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned* mhz) {
+  if (type == 1) return GpuClock(d, "clock_sm_mhz", 1980, mhz);
+  if (type == 2) return GpuClock(d, "clock_mem_mhz", 2619, mhz);
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
+FAKE_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned* mhz) {
+  if (type == 1) return GpuClock(d, "clock_sm_max_mhz", 1980, mhz);
+  return NVML_ERROR_INVALID_ARGUMENT;
+}
 FAKE_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned* mw) {
   return GpuUnsigned(d, "power_mw", 100000, mw);
 }
