@@ -16,7 +16,8 @@
 //   progress          one per step ("init", "allreduce 1048576 bytes",
 //                     "allreduce bf16 1048576 bytes"): per dtype, each size
 //   result "size"     one per dtype and size: {"bytes","count","dtype","time_us",
-//                      "algbw","busbw","data_ok","mismatches",...}
+//                      "algbw","busbw","data_ok","mismatches","checked_iters",
+//                      "check_mismatches",...} (nccl_checked_iters.h)
 //   result "nccl_log" {"text","bytes","files"}         NCCL's own INFO log
 //   result "outcome"  {"outcome":"pass|fail|hang|skip|error", "reason",
 //                      "step"}                                   always last
@@ -40,6 +41,7 @@
 #include "agent/cuda_api.h"
 #include "agent/facts_nccl.h"
 #include "agent/nccl_api.h"
+#include "agent/nccl_checked_iters.h"
 #include "agent/nccl_request.h"
 #include "agent/nccl_run.h"
 
@@ -221,11 +223,9 @@ Step RunSteps(NcclRun& run, const NcclRequest& request, const ncclUniqueId& id, 
       Json result;
       if (Step s = run.RunSize(bytes, dtype, &result); !s.ok()) return s;
       ctx.Result("size", result);
-      if (!result.value("data_ok", false) && data_failure->empty()) {
-        // "allreduce 1048576 bytes" -> "at 1048576 bytes", "at bf16 1048576 bytes"
-        *data_failure = "data check failed at " + phase->substr(sizeof "allreduce") + ": " +
-                        result["mismatches"].dump() + " wrong elements, first " +
-                        result["first_mismatch"].dump();
+      if (data_failure->empty()) {
+        // "allreduce 1048576 bytes" -> "1048576 bytes", "bf16 1048576 bytes"
+        *data_failure = NcclDataFailure(result, phase->substr(sizeof "allreduce"));
       }
     }
   }

@@ -134,6 +134,33 @@ TEST(NcclCommand, EachDtypeRunsEverySizeAndSaysItsType) {
                                             "half/1024", "half/4096"}));
 }
 
+TEST(NcclCommand, CheckedIterationsAreEachCheckedAndCounted) {
+  FakeContext ctx;
+  Status s = RunNccl({{"nranks", 1},
+                      {"sizes", {1024, 4096}},
+                      {"dtypes", {"float", "bf16"}},
+                      {"iters", 2},
+                      {"warmup", 1},
+                      {"check_iters", 3},
+                      {"timeout_s", 30}},
+                     ctx);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_FALSE(ctx.results.empty());
+  const Json& outcome = ctx.results.back().second;
+  if (outcome.value("outcome", "") == "skip") return;  // no GPU: the first test says why
+  ASSERT_EQ(outcome.value("outcome", ""), "pass") << outcome.dump();
+  int sizes = 0;
+  for (const auto& [name, data] : ctx.results) {
+    if (name != "size") continue;
+    ++sizes;
+    EXPECT_EQ(data["checked_iters"], 3) << data.dump();
+    EXPECT_EQ(data["check_mismatches"], 0) << data.dump();
+    EXPECT_EQ(data["iters"], 2) << "checked iterations are not timed";
+    EXPECT_TRUE(data["data_ok"].get<bool>()) << data.dump();
+  }
+  EXPECT_EQ(sizes, 4);
+}
+
 TEST(NcclCommand, ALibraryWithoutTheDriverApiIsASkipListingMissingSymbols) {
   FakeContext ctx;
   ImpostorDir fake("libcuda.so.1");

@@ -9,6 +9,10 @@ namespace {
 
 using nlohmann::json;
 
+// Hours of burn-in at small sizes; the bound only keeps a typo from
+// asking for years.
+constexpr int kMaxCheckIters = 10000000;
+
 Status Bad(const std::string& field, const std::string& why) {
   return Status::BadArgument("nccl: args." + field + " " + why);
 }
@@ -128,7 +132,8 @@ Result<NcclRequest> ParseNcclRequest(const json& args) {
        {IntField(args, "nranks", 1, kMaxExactRanks, &r.nranks),
         IntField(args, "rank_base", 0, kMaxExactRanks - 1, &r.rank_base),
         IntField(args, "iters", 1, 100000, &r.iters),
-        IntField(args, "warmup", 0, 100000, &r.warmup), ParseGpus(args, &r),
+        IntField(args, "warmup", 0, 100000, &r.warmup),
+        IntField(args, "check_iters", 0, kMaxCheckIters, &r.check_iters), ParseGpus(args, &r),
         ParseSizeList(args, &r), ParseDtypes(args, &r), ParseEnv(args, &r), ParsePaths(args, &r)}) {
     if (!s.ok()) return s;
   }

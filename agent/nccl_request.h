@@ -35,6 +35,10 @@ struct NcclRequest {
   std::vector<NcclDtype> dtypes = {NcclDtype::kFloat};
   int warmup = 5;
   int iters = 20;
+  // Burn-in: after the timed iterations of each size, this many more
+  // AllReduces, each followed by the exact data check of its output. Not
+  // timed; each has its own timeout_s deadline.
+  int check_iters = 0;
   double timeout_s = 60;  // per step: init, and each size's collectives
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_*/CUDA_*
   std::vector<std::string> library_paths;
@@ -44,8 +48,9 @@ struct NcclRequest {
 // or value: nranks missing or < 1 or > kMaxExactRanks; a negative or
 // repeated GPU; rank_base + gpus beyond nranks; no unique_id while rank_base
 // != 0; a size that is 0, not a multiple of 4 or above kMaxNcclBytes;
-// dtypes empty, repeated or other than "float", "half", "bf16"; iters < 1; timeout_s <= 0; an env
-// name that is not NCCL_* or CUDA_*.
+// dtypes empty, repeated or other than "float", "half", "bf16"; iters < 1;
+// check_iters < 0 or above 10000000; timeout_s <= 0; an env name that is
+// not NCCL_* or CUDA_*.
 Result<NcclRequest> ParseNcclRequest(const nlohmann::json& args);
 
 std::string HexEncode(const void* data, size_t n);

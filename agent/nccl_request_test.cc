@@ -23,6 +23,7 @@ TEST(NcclRequest, MinimalRequestGetsDefaults) {
   EXPECT_GT(r->iters, 0);
   EXPECT_GT(r->timeout_s, 0);
   EXPECT_EQ(r->dtypes, std::vector<NcclDtype>{NcclDtype::kFloat});
+  EXPECT_EQ(r->check_iters, 0) << "no checked iterations unless asked";
 }
 
 TEST(NcclRequest, DtypesParseInOrderAndBf16CarriesNcclBfloat16) {
@@ -43,6 +44,7 @@ TEST(NcclRequest, FullRequestParses) {
                {"sizes", {8, 1 << 20}},
                {"iters", 3},
                {"warmup", 0},
+               {"check_iters", 50},
                {"timeout_s", 2.5},
                {"env", {{"NCCL_SOCKET_IFNAME", "lo"}, {"NCCL_NVLS_ENABLE", 0}}},
                {"library_paths", {"/opt/nccl/lib"}}};
@@ -53,6 +55,7 @@ TEST(NcclRequest, FullRequestParses) {
   EXPECT_EQ(r->unique_id_hex, Id());
   EXPECT_EQ(r->iters, 3);
   EXPECT_EQ(r->warmup, 0);
+  EXPECT_EQ(r->check_iters, 50);
   EXPECT_DOUBLE_EQ(r->timeout_s, 2.5);
   ASSERT_EQ(r->env.size(), 2u);
   std::map<std::string, std::string> env(r->env.begin(), r->env.end());
@@ -85,6 +88,10 @@ TEST(NcclRequest, BadArgumentsNameTheField) {
       {{{"nranks", 2}, {"dtypes", {"half", "half"}}}, "dtypes"},
       {{{"nranks", 2}, {"dtypes", {16}}}, "dtypes"},
       {{{"nranks", 2}, {"iters", 0}}, "iters"},
+      {{{"nranks", 2}, {"check_iters", -1}}, "check_iters"},
+      {{{"nranks", 2}, {"check_iters", 2.5}}, "check_iters"},
+      {{{"nranks", 2}, {"check_iters", "100"}}, "check_iters"},
+      {{{"nranks", 2}, {"check_iters", 20000000}}, "check_iters"},
       {{{"nranks", 2}, {"timeout_s", 0}}, "timeout_s"},
       {{{"nranks", 2}, {"timeout_s", "soon"}}, "timeout_s"},
       {{{"nranks", 2}, {"env", {{"LD_PRELOAD", "x.so"}}}}, "env"},
@@ -98,6 +105,12 @@ TEST(NcclRequest, BadArgumentsNameTheField) {
     EXPECT_NE(r.status().message().find(c.field), std::string::npos)
         << c.args.dump() << " -> " << r.status().message();
   }
+}
+
+TEST(NcclRequest, CheckItersOfZeroIsAllowedAndMeansNone) {
+  auto r = ParseNcclRequest({{"nranks", 1}, {"check_iters", 0}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->check_iters, 0);
 }
 
 TEST(NcclRequest, HexRoundTripsA128ByteId) {

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "agent/facts_nccl.h"
+#include "agent/nccl_checked_iters.h"
 #include "common/bandwidth.h"
 
 namespace cc::agent {
@@ -241,8 +242,6 @@ void NcclRun::FreeBuffers() {
 Step NcclRun::Fill(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype) {
   const size_t esize = NcclDtypeBytes(dtype);
   std::vector<uint32_t> host(std::min(bytes, kChunkBytes) / sizeof(uint32_t));
-  // Two 16-bit NaNs for half and bf16 alike (0x7fc0 is a NaN in both).
-  const unsigned int nan_bits = dtype == NcclDtype::kFloat ? kNanBits : kNan16x2Bits;
   for (auto& lr : ranks_) {
     cuda_.CtxSetCurrent(lr.ctx);
     for (uint64_t off = 0; off < bytes; off += kChunkBytes) {
@@ -252,9 +251,41 @@ Step NcclRun::Fill(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype) 
           !s.ok())
         return s;
     }
+  }
+  return ClearRecv(bytes, dtype);
+}
+
+Step NcclRun::ClearRecv(uint64_t bytes, NcclDtype dtype) {
+  // Two 16-bit NaNs for half and bf16 alike (0x7fc0 is a NaN in both).
+  const unsigned int nan_bits = dtype == NcclDtype::kFloat ? kNanBits : kNan16x2Bits;
+  for (auto& lr : ranks_) {
+    cuda_.CtxSetCurrent(lr.ctx);
     Step s = Cuda(cuda_.MemsetD32(lr.recv, nan_bits, bytes / sizeof(uint32_t)), "cuMemsetD32", lr);
     if (!s.ok()) return s;
   }
+  return {};
+}
+
+// The send buffers keep the pattern (the AllReduce is out of place), so
+// every iteration's expected sums are the same; the receive buffers go back
+// to NaN before each, so an iteration that writes nothing cannot pass on
+// the previous one's output.
+Step NcclRun::RunCheckedIters(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype,
+                              const std::string& step, Json* result) {
+  const uint64_t count = bytes / NcclDtypeBytes(dtype);
+  NcclCheckedIters checks;
+  for (int it = 1; it <= request_.check_iters; ++it) {
+    const std::string name = step + " (checked iteration " + std::to_string(it) + ")";
+    if (Step s = ClearRecv(bytes, dtype); !s.ok()) return s;
+    Deadline d = StepDeadline();
+    if (Step s = Launch(1, count, dtype, d, name); !s.ok()) return s;
+    if (Step s = WaitStreams(d, name); !s.ok()) return s;
+    size_t wrong = 0;
+    Json first;
+    if (Step s = Check(bytes, pattern, dtype, &wrong, &first); !s.ok()) return s;
+    checks.Add(wrong, first);
+  }
+  checks.AddTo(result);
   return {};
 }
 
@@ -366,6 +397,7 @@ Step NcclRun::RunSize(uint64_t bytes, NcclDtype dtype, Json* result) {
              {"data_ok", mismatches == 0},
              {"mismatches", mismatches}};
   if (mismatches > 0) (*result)["first_mismatch"] = first;
+  if (Step s = RunCheckedIters(bytes, pattern, dtype, step, result); !s.ok()) return s;
   FreeBuffers();
   return {};
 }

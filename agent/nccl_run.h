@@ -51,8 +51,9 @@ class NcclRun {
   Step InitComms(const ncclUniqueId& id);
 
   // Out-of-place sum AllReduce of `bytes` per rank of `dtype` elements:
-  // warmup, timed iterations, exact data check (NcclPattern). *result gets
-  // the "size" message's data.
+  // warmup, timed iterations, exact data check (NcclPattern), then the
+  // request's check_iters untimed iterations, each checked exactly
+  // (nccl_checked_iters.h). *result gets the "size" message's data.
   Step RunSize(uint64_t bytes, NcclDtype dtype, Json* result);
 
   // ncclCommFinalize + ncclCommDestroy within the deadline; abort otherwise.
@@ -79,6 +80,9 @@ class NcclRun {
   Step Alloc(uint64_t bytes);
   void FreeBuffers();
   Step Fill(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype);
+  Step ClearRecv(uint64_t bytes, NcclDtype dtype);
+  Step RunCheckedIters(uint64_t bytes, const NcclPattern& pattern, NcclDtype dtype,
+                       const std::string& step, Json* result);
   Step Launch(int iters, uint64_t count, NcclDtype dtype, Deadline deadline,
               const std::string& step);
   Step WaitComms(Deadline deadline, const std::string& step);
