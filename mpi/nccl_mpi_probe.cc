@@ -23,7 +23,7 @@
 //
 // Options: --request JSON | --request-hex HEX (the same JSON, hex encoded so
 // that no launcher's quoting can touch it). The JSON holds the `nccl`
-// request's sizes, dtypes, iters, warmup, timeout_s, and "ranks": one object per
+// request's sizes, dtypes, iters, warmup, check_iters, timeout_s, and "ranks": one object per
 // rank with its env, library_paths and gpu (all optional).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   Json args = Json::object();
   int gpu = local_rank;
   if (error.empty()) {
-    for (const char* k : {"sizes", "dtypes", "iters", "warmup", "timeout_s"}) {
+    for (const char* k : {"sizes", "dtypes", "iters", "warmup", "check_iters", "timeout_s"}) {
       if (req.contains(k)) args[k] = req[k];
     }
     Json ranks = req.value("ranks", Json::array());

@@ -61,26 +61,6 @@ std::string AwaitId(Comm& c, Clock& clock, double seconds, std::string* why) {
   return c.id;
 }
 
-Json Args(const Comm& c, size_t i, const NcclSettings& s) {
-  const NcclMember& m = *c.members[i];
-  Json gpus = Json::array();
-  for (int g = 0; g < m.gpus; ++g) gpus.push_back(g);
-  Json env = Json::object();
-  for (const auto& [k, v] : m.env) env[k] = v;
-  Json args = {{"nranks", c.nranks},
-               {"rank_base", c.rank_base[i]},
-               {"gpus", gpus},
-               {"sizes", s.sizes},
-               {"iters", s.iters},
-               {"warmup", s.warmup},
-               {"timeout_s", s.timeout_s},
-               {"env", env},
-               {"library_paths", m.library_paths}};
-  // The agent's default is float alone: a request as before dtypes.
-  if (s.dtypes != std::vector<std::string>{"float"}) args["dtypes"] = s.dtypes;
-  return args;
-}
-
 // Takes one message of the request into the report. true at its `end`.
 bool Take(const Json& m, int64_t id, bool first, Comm& c, RankReport& rep, bool* have_outcome) {
   if (m.value("id", int64_t{-2}) != id) return false;
@@ -122,7 +102,7 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     return;
   }
   AgentChannel& ch = **agent;
-  Json args = Args(c, i, s);
+  Json args = NcclAgentArgs(m, c.nranks, c.rank_base[i], s);
   if (!first) {
     std::string why;
     std::string id = AwaitId(c, clock, kStartTimeoutS + s.timeout_s + kSlackS, &why);
@@ -139,8 +119,7 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
     ch.Close(Millis(1000));
     return;
   }
-  double steps = static_cast<double>(s.sizes.size() * s.dtypes.size());
-  double budget = s.timeout_s * (2 + steps) + kSlackS;
+  double budget = NcclAgentDeadlinesS(s) + kSlackS;
   Deadline d = Deadline::InSeconds(clock, budget);
   bool have_outcome = false, ended = false;
   Status last;
@@ -173,6 +152,26 @@ void RunMember(StageContext& ctx, Comm& c, size_t i, const NcclSettings& s) {
 }
 
 }  // namespace
+
+Json NcclAgentArgs(const NcclMember& m, int nranks, int rank_base, const NcclSettings& s) {
+  Json gpus = Json::array();
+  for (int g = 0; g < m.gpus; ++g) gpus.push_back(g);
+  Json env = Json::object();
+  for (const auto& [k, v] : m.env) env[k] = v;
+  Json args = {{"nranks", nranks},
+               {"rank_base", rank_base},
+               {"gpus", gpus},
+               {"sizes", s.sizes},
+               {"iters", s.iters},
+               {"warmup", s.warmup},
+               {"check_iters", s.check_iters},
+               {"timeout_s", s.timeout_s},
+               {"env", env},
+               {"library_paths", m.library_paths}};
+  // The agent's default is float alone: a request as before dtypes.
+  if (s.dtypes != std::vector<std::string>{"float"}) args["dtypes"] = s.dtypes;
+  return args;
+}
 
 bool AddNcclResult(const std::string& name, const Json& data, RankReport* rep) {
   if (name == "size") {

@@ -30,13 +30,19 @@ struct NcclMember {
   std::map<std::string, std::string> env;  // NcclEnvFor(...)
 };
 
+// The args of the agent's `nccl` request for member `m` of a communicator
+// of `nranks` ranks whose first rank is `rank_base`: the settings' sizes,
+// iters, warmup, check_iters and timeout_s, and the member's GPUs, env and
+// library_paths (no unique_id: the caller adds it).
+nlohmann::json NcclAgentArgs(const NcclMember& m, int nranks, int rank_base, const NcclSettings& s);
+
 // Takes one result of the agent's `nccl` command ("size", "nccl_log",
 // "setup", "outcome"; others are ignored) into *rep. true for "outcome".
 bool AddNcclResult(const std::string& name, const nlohmann::json& data, RankReport* rep);
 
 // Runs each group as one communicator, all groups at once, and returns one
 // RankReport list per group (in member order). Never throws and never
-// blocks past settings.timeout_s * (2 + sizes * dtypes) + slack per test.
+// blocks past NcclAgentDeadlinesS(settings) + slack per test.
 // REQUIRES: the groups share no member; every pointer outlives the call.
 std::vector<std::vector<RankReport>> RunNcclBatch(
     StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,

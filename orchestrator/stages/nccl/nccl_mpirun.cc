@@ -40,11 +40,9 @@ Json NcclMpiRequest(const std::vector<NcclMember*>& group, const NcclSettings& s
       ranks.push_back({{"env", env}, {"library_paths", m->library_paths}, {"gpu", g}});
     }
   }
-  Json request = {{"sizes", s.sizes},
-                  {"iters", s.iters},
-                  {"warmup", s.warmup},
-                  {"timeout_s", s.timeout_s},
-                  {"ranks", ranks}};
+  Json request = {{"sizes", s.sizes},         {"iters", s.iters},
+                  {"warmup", s.warmup},       {"check_iters", s.check_iters},
+                  {"timeout_s", s.timeout_s}, {"ranks", ranks}};
   if (s.dtypes != std::vector<std::string>{"float"}) request["dtypes"] = s.dtypes;
   return request;
 }

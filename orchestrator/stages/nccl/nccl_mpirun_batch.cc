@@ -52,8 +52,7 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     if (argvs) *argvs = argv;
     return out;
   }
-  const double steps = static_cast<double>(s.sizes.size() * s.dtypes.size());
-  const double timeout = s.timeout_s * (2 + steps) + kLaunchSlackS;
+  const double timeout = NcclAgentDeadlinesS(s) + kLaunchSlackS;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& group = groups[i];

@@ -56,6 +56,7 @@ TEST(NcclMpiRequest, CarriesTheSettingsAndEachRanksOwnNodeEnv) {
   Json r = NcclMpiRequest(g.ptrs, s);
   EXPECT_EQ(r["sizes"], Json({1024, 4096}));
   EXPECT_EQ(r["iters"], 3);
+  EXPECT_EQ(r["check_iters"], 0);
   EXPECT_EQ(r["timeout_s"], 7.0);
   ASSERT_EQ(r["ranks"].size(), 3u);
   EXPECT_EQ(r["ranks"][1]["env"]["NCCL_SOCKET_IFNAME"], "eth1");
@@ -64,6 +65,13 @@ TEST(NcclMpiRequest, CarriesTheSettingsAndEachRanksOwnNodeEnv) {
   EXPECT_EQ(r["ranks"][0]["gpu"], 0);
   EXPECT_EQ(r["ranks"][1]["gpu"], 1);
   EXPECT_EQ(r["ranks"][2]["gpu"], 0);
+}
+
+TEST(NcclMpiRequest, CarriesCheckIters) {
+  Group g;
+  NcclSettings s;
+  s.check_iters = 250;
+  EXPECT_EQ(NcclMpiRequest(g.ptrs, s)["check_iters"], 250);
 }
 
 TEST(NcclMpiRequest, NamesDtypesOnlyWhenMoreThanFloatIsAsked) {

@@ -46,6 +46,8 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   }
   s.iters = j.value("iters", s.iters);
   s.warmup = j.value("warmup", s.warmup);
+  s.check_iters = j.value("check_iters", s.check_iters);
+  if (s.check_iters < 0) return bad("check_iters: must be 0 or more");
   s.timeout_s = j.value("timeout_s", s.timeout_s);
   s.policy.require_net = j.value("require_net", std::string());
   s.policy.require_gdrdma = j.value("require_gdrdma", false);
@@ -92,6 +94,17 @@ Result<NcclSettings> ReadNcclSettings(const Json& j) {
   return s;
 }
 
+double NcclAgentDeadlinesS(const NcclSettings& s) {
+  const double sizes = static_cast<double>(s.sizes.size() * s.dtypes.size());
+  return s.timeout_s * (2 + sizes * (1 + s.check_iters));
+}
+
+bool NcclSizeExact(const Json& size) {
+  // Both, so a size is judged the same whether or not the agent folded its
+  // checked iterations into data_ok.
+  return size.value("data_ok", false) && size.value("check_mismatches", 0) == 0;
+}
+
 std::map<std::string, std::string> NcclEnvFor(const std::map<std::string, std::string>& chosen,
                                               const std::map<std::string, std::string>& stage_env,
                                               const std::map<std::string, std::string>& node_env) {
@@ -131,8 +144,22 @@ int GpusToUse(const Json& facts, std::optional<int> gpus_per_node, std::string* 
 
 namespace {
 
-// Per size: bytes, the slowest rank's time and busbw, and whether every
-// rank's data was exact.
+// One rank's checked iterations (check_iters) of a size into the merged
+// size m: the fewest any rank checked and the most any rank found not
+// exact (the ranks check the same iterations, each its own output).
+void MergeChecked(const Json& s, Json* m) {
+  if (!s.contains("checked_iters")) return;  // an agent from before check_iters
+  int checked = s.value("checked_iters", 0), bad = s.value("check_mismatches", 0);
+  if (m->contains("checked_iters")) {
+    checked = std::min(checked, (*m)["checked_iters"].get<int>());
+    bad = std::max(bad, (*m)["check_mismatches"].get<int>());
+  }
+  (*m)["checked_iters"] = checked;
+  (*m)["check_mismatches"] = bad;
+}
+
+// Per size: bytes, the slowest rank's time and busbw, whether every rank's
+// data was exact, and the checked iterations when there were any.
 Json MergeSizes(const std::vector<RankReport>& ranks, bool* data_ok) {
   std::map<uint64_t, Json> by;
   *data_ok = true;
@@ -141,15 +168,17 @@ Json MergeSizes(const std::vector<RankReport>& ranks, bool* data_ok) {
       uint64_t bytes = s.value("bytes", uint64_t{0});
       Json& m = by[bytes];
       double t = s.value("time_us", 0.0), bw = s.value("busbw", 0.0), al = s.value("algbw", 0.0);
-      bool ok = s.value("data_ok", false);
+      bool ok = NcclSizeExact(s);
       if (!ok) *data_ok = false;
       if (m.is_null()) {
         m = {{"bytes", bytes}, {"size", FormatSize(bytes)},
              {"time_us", t},   {"algbw", al},
              {"busbw", bw},    {"data_ok", ok},
              {"ranks", 1}};
+        MergeChecked(s, &m);
         continue;
       }
+      MergeChecked(s, &m);
       m["time_us"] = std::max(m["time_us"].get<double>(), t);
       m["algbw"] = std::min(m["algbw"].get<double>(), al);
       m["busbw"] = std::min(m["busbw"].get<double>(), bw);
@@ -188,6 +217,20 @@ TestJudgement MergeRanks(const std::vector<RankReport>& ranks, bool* data_ok) {
   j.evidence["ranks"] = per_node;
   j.evidence["sizes"] = j.sizes;
   return j;
+}
+
+// "; 2 of 100 checked iterations not exact at 1M, ..." for the merged sizes
+// whose checked iterations mismatched; "" when none did.
+std::string CheckedItersFailure(const Json& sizes) {
+  std::string out;
+  for (const Json& m : sizes) {
+    int bad = m.value("check_mismatches", 0);
+    if (bad <= 0) continue;
+    out += (out.empty() ? "; " : ", ") + std::to_string(bad) + " of " +
+           std::to_string(m.value("checked_iters", 0)) + " checked iterations not exact at " +
+           m.value("size", std::string());
+  }
+  return out;
 }
 
 // A run that did not pass: every rank's outcome in the message, and who
@@ -265,7 +308,7 @@ TestJudgement JudgeNcclTest(const std::vector<RankReport>& ranks, int nodes,
     ExplainBrokenRun(ranks, &j);
   } else if (!data_ok) {
     j.outcome = Outcome::kFail;
-    j.message = "AllReduce data check failed (sums not exact)";
+    j.message = "AllReduce data check failed (sums not exact)" + CheckedItersFailure(j.sizes);
   } else {
     JudgeWorkingRun(nodes, policy, &j);
   }
@@ -284,7 +327,7 @@ std::vector<RankReport> ReportsOfDtype(const std::vector<RankReport>& ranks,
     bool exact = true;
     for (const Json& s : r.sizes) {
       if (s.value("dtype", std::string("float")) != dtype) continue;
-      exact = exact && s.value("data_ok", false);
+      exact = exact && NcclSizeExact(s);
       mine.push_back(s);
     }
     r.sizes = std::move(mine);

@@ -22,8 +22,11 @@ struct NcclSettings {
   // Message sizes, bytes. Default 1M, 8M, 64M: enough to see bandwidth,
   // short enough that a whole round takes seconds.
   std::vector<uint64_t> sizes = {uint64_t{1} << 20, uint64_t{8} << 20, uint64_t{64} << 20};
-  int iters = 20;                          // timed iterations per size
-  int warmup = 5;                          // untimed iterations per size
+  int iters = 20;  // timed iterations per size
+  int warmup = 5;  // untimed iterations per size
+  // Burn-in: untimed iterations per size after the timed ones, each
+  // followed by the exact data check of its output; 0 = none.
+  int check_iters = 0;
   double timeout_s = 60;                   // the agent's deadline per step (init, each size)
   TransportPolicy policy;                  // require_net, require_gdrdma
   std::optional<int> gpus_per_node;        // default: every GPU the facts list
@@ -49,6 +52,11 @@ struct NcclSettings {
 // "mpirun", dtypes empty, repeated or other than "float", "bf16", "half".
 Result<NcclSettings> ReadNcclSettings(const nlohmann::json& settings);
 
+// The longest the agents' own deadlines can let one test run: timeout_s
+// for the init, each size's timed iterations and each checked iteration,
+// and the finalize. The launchers' backstops are this plus their slack.
+double NcclAgentDeadlinesS(const NcclSettings& s);
+
 // The NCCL environment of one node's ranks, later entries winning:
 //   1. the nics stage's choice (NetworkChoice::nccl_env: NCCL_SOCKET_IFNAME,
 //      ...; a "" value is no advice and is left out),
@@ -66,6 +74,10 @@ std::map<std::string, std::string> NcclEnvFor(const std::map<std::string, std::s
 int GpusToUse(const nlohmann::json& facts, std::optional<int> gpus_per_node, std::string* why);
 
 // What one node's agent said in one test.
+// Whether an agent's "size" result says its data was exact: data_ok, and
+// no checked iteration (check_iters) mismatched.
+bool NcclSizeExact(const nlohmann::json& size);
+
 struct RankReport {
   std::string node;
   int nranks_here = 1;

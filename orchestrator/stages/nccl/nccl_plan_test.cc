@@ -40,6 +40,11 @@ RankReport Rank(const std::string& node, Outcome o, const std::string& log = "")
   return r;
 }
 
+Json Typed(Json size, const std::string& dtype) {
+  size["dtype"] = dtype;
+  return size;
+}
+
 TEST(NcclPlan, SocketPairPassesWithBusbwOfTheLargestSizeAndTheTransport) {
   auto j = JudgeNcclTest({Rank("a", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank0.log")),
                           Rank("b", Outcome::kPass, Fixture("socket-2hosts-1gpu-rank1.log"))},
@@ -93,6 +98,72 @@ TEST(NcclPlan, AWrongSumOnAnyRankFailsTheTest) {
   auto j = JudgeNcclTest({a, b}, 2, {});
   EXPECT_EQ(j.outcome, Outcome::kFail);
   EXPECT_EQ(j.sizes[1]["data_ok"], false);
+}
+
+// A size after check_iters checked iterations, `bad` of them not exact.
+Json Checked(Json size, int checked, int bad) {
+  size["checked_iters"] = checked;
+  size["check_mismatches"] = bad;
+  if (bad > 0) size["data_ok"] = false;
+  return size;
+}
+
+TEST(NcclPlan, AMismatchInACheckedIterationFailsTheTestAndIsInTheEvidence) {
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  for (RankReport* r : {&a, &b}) {
+    for (Json& s : r->sizes) s = Checked(s, 100, 0);
+  }
+  b.sizes[1] = Checked(b.sizes[1], 100, 2);
+  // b's agent failed its run at the data check, naming the iteration.
+  b.outcome = Outcome::kFail;
+  b.step = "data check";
+  b.reason =
+      "data check failed at 67108864 bytes: 2 of 100 checked iterations not exact, first "
+      "iteration 37 (...)";
+  auto j = JudgeNcclTest({a, b}, 2, {});
+  EXPECT_EQ(j.outcome, Outcome::kFail);
+  EXPECT_NE(j.message.find("first iteration 37"), std::string::npos) << j.message;
+  ASSERT_EQ(j.evidence["sizes"].size(), 2u);
+  const Json& big = j.evidence["sizes"][1];
+  EXPECT_EQ(big["checked_iters"], 100);
+  EXPECT_EQ(big["check_mismatches"], 2);
+  EXPECT_EQ(big["data_ok"], false);
+  EXPECT_EQ(j.evidence["sizes"][0]["checked_iters"], 100);
+  EXPECT_EQ(j.evidence["sizes"][0]["check_mismatches"], 0);
+  EXPECT_EQ(j.evidence["ranks"]["b"]["step"], "data check");
+}
+
+TEST(NcclPlan, ACheckedMismatchFailsEvenWhenTheRankAndDataOkSayPass) {
+  // Judged on check_mismatches itself, not only on what data_ok folds in.
+  RankReport a = Rank("a", Outcome::kPass), b = Rank("b", Outcome::kPass);
+  b.sizes[1]["checked_iters"] = 10;
+  b.sizes[1]["check_mismatches"] = 1;
+  auto j = JudgeNcclTest({a, b}, 2, {});
+  EXPECT_EQ(j.outcome, Outcome::kFail);
+  EXPECT_EQ(j.message,
+            "AllReduce data check failed (sums not exact); 1 of 10 checked iterations not exact "
+            "at 64M");
+  EXPECT_EQ(j.sizes[1]["data_ok"], false);
+  EXPECT_EQ(j.sizes[1]["checked_iters"], 10) << "the rank without the field does not count";
+}
+
+TEST(NcclPlan, SizesFromAnAgentBeforeCheckItersCarryNoCheckedFields) {
+  auto j = JudgeNcclTest({Rank("a", Outcome::kPass), Rank("b", Outcome::kPass)}, 2, {});
+  EXPECT_FALSE(j.sizes[0].contains("checked_iters"));
+  EXPECT_FALSE(j.sizes[0].contains("check_mismatches"));
+}
+
+TEST(NcclPlan, ADtypeWhoseCheckedIterationsMismatchedIsNotExact) {
+  RankReport a = Rank("a", Outcome::kPass);
+  a.sizes = Json::array({Typed(Checked(Size(64 << 20, 36000, 1), 5, 0), "float"),
+                         Typed(Checked(Size(64 << 20, 18000, 1), 5, 1), "bf16")});
+  a.sizes[1]["data_ok"] = true;  // only check_mismatches says it
+  a.outcome = Outcome::kFail;
+  a.step = "data check";
+  auto j = JudgeNcclTestByDtype({a}, 1, {}, {"float", "bf16"});
+  EXPECT_EQ(j.outcome, Outcome::kPass) << j.message;
+  ASSERT_EQ(j.other_dtypes.size(), 1u);
+  EXPECT_EQ(j.other_dtypes[0].outcome, Outcome::kFail) << "bf16 keeps the rank's failure";
 }
 
 TEST(NcclPlan, TheSlowestRankSetsTheBusbw) {
@@ -178,6 +249,21 @@ TEST(NcclPlan, SettingsHaveDefaultsAndRejectWhatTypesCannotCatch) {
   EXPECT_EQ(ReadNcclSettings({{"launcher", "mpirun"}})->launcher, "mpirun");
   EXPECT_FALSE(ReadNcclSettings({{"launcher", "srun"}}).ok());
   EXPECT_FALSE(ReadNcclSettings({{"env", {{"LD_PRELOAD", "x"}}}}).ok());
+  EXPECT_EQ(d->check_iters, 0);
+  EXPECT_EQ(ReadNcclSettings({{"check_iters", 500}})->check_iters, 500);
+  EXPECT_FALSE(ReadNcclSettings({{"check_iters", -1}}).ok());
+}
+
+TEST(NcclPlan, CheckedIterationsLengthenTheAgentsDeadlines) {
+  NcclSettings s;
+  s.sizes = {1024, 4096};
+  s.dtypes = {"float", "bf16"};
+  s.timeout_s = 10;
+  // init + finalize + 4 size steps.
+  EXPECT_DOUBLE_EQ(NcclAgentDeadlinesS(s), 10 * (2 + 4));
+  s.check_iters = 3;
+  // Each size step adds 3 checked iterations of their own deadline.
+  EXPECT_DOUBLE_EQ(NcclAgentDeadlinesS(s), 10 * (2 + 4 * 4));
 }
 
 TEST(NcclPlan, DtypesDefaultToFloatAndAnUnknownOneIsNamed) {
@@ -193,11 +279,6 @@ TEST(NcclPlan, DtypesDefaultToFloatAndAnUnknownOneIsNamed) {
   }
   auto r = ReadNcclSettings({{"dtypes", {"fp8"}}});
   EXPECT_NE(r.status().message().find("'fp8'"), std::string::npos) << r.status().message();
-}
-
-Json Typed(Json size, const std::string& dtype) {
-  size["dtype"] = dtype;
-  return size;
 }
 
 TEST(NcclPlan, EachDtypeIsJudgedOnItsOwnSizes) {

@@ -101,6 +101,8 @@ const StageSpec& NcclSpec() {
                "[\"1M\", \"8M\", \"64M\"]"},
               {kName, "iters", K::kInt, 1, "timed iterations per size", "20"},
               {kName, "warmup", K::kInt, 0, "untimed iterations per size", "5"},
+              {kName, "check_iters", K::kInt, 0,
+               "extra iterations per size, each followed by the exact data check (burn-in)", "0"},
               {kName, "timeout_s", K::kFloat, 0.001,
                "deadline for one test; a test past it is a hang", "60"},
               {kName, "require_net", K::kString, 0,

@@ -15,6 +15,7 @@ TEST(NcclSpec, TheDocumentedDefaultsAreTheStagesOwn) {
   EXPECT_EQ(documented->sizes, unset->sizes);
   EXPECT_EQ(documented->iters, unset->iters);
   EXPECT_EQ(documented->warmup, unset->warmup);
+  EXPECT_EQ(documented->check_iters, unset->check_iters);
   EXPECT_EQ(documented->timeout_s, unset->timeout_s);
   EXPECT_EQ(documented->policy.require_net, unset->policy.require_net);
   EXPECT_EQ(documented->policy.require_gdrdma, unset->policy.require_gdrdma);
