@@ -3,7 +3,7 @@
 namespace cc {
 
 // "check" is an SQL keyword, so the column is check_name.
-const char* const kSchemaMigrations[2] = {
+const char* const kSchemaMigrations[3] = {
     // v0 -> v1
     R"sql(
 CREATE TABLE runs (
@@ -110,6 +110,16 @@ INSERT INTO verdicts (run_id, stage, kind, severity, check_name, nodes, pairs, s
   FROM old_verdicts ORDER BY id;
 DELETE FROM node_results WHERE id IN (SELECT id FROM old_verdicts);
 DROP TABLE old_verdicts;
+)sql",
+    // v2 -> v3: burn-in rounds (issue 16). A burn-in stores every round in
+    // the same run; round 0 is what a plain run stores (and what the
+    // generic analysis judges), rounds 1.. are the burn-in's.
+    R"sql(
+ALTER TABLE node_results ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE pair_results ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE verdicts ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX pair_results_run_round ON pair_results(run_id, round);
+CREATE INDEX node_results_run_round ON node_results(run_id, round);
 )sql",
 };
 

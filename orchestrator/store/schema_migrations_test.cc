@@ -86,7 +86,7 @@ TEST_F(SchemaV1, StageVerdictRowsMoveIntoTheVerdictsTableInTheSharedKinds) {
   OldRow("gpu02", "ports", "listen", "warn", "", "tcp/29500 in use", "{}");
   auto store = Migrate();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), Store::kSchemaVersion);
 
   auto checks = store->GetNodeResults(1);
   ASSERT_TRUE(checks.ok()) << checks.status().ToString();

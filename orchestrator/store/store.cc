@@ -433,7 +433,7 @@ Status Store::AddNodeResult(const NodeResult& r) {
   std::lock_guard lock(mu_);
   Stmt s(db_,
          "INSERT INTO node_results (run_id, node, stage, check_name, outcome, "
-         "value, expected, message, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?)");
+         "value, expected, message, evidence, at, round) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add node result");
   s.Bind(1, r.run_id)
       .Bind(2, r.node)
@@ -444,7 +444,8 @@ Status Store::AddNodeResult(const NodeResult& r) {
       .Bind(7, r.expected)
       .Bind(8, r.message)
       .Bind(9, DumpJson(r.evidence))
-      .Bind(10, r.at.empty() ? NowIso8601() : r.at);
+      .Bind(10, r.at.empty() ? NowIso8601() : r.at)
+      .Bind(11, int64_t{r.round});
   if (s.Step() != SQLITE_DONE) {
     return SqlError("add node result " + r.node + " " + r.stage + "/" + r.check);
   }
@@ -454,8 +455,8 @@ Status Store::AddNodeResult(const NodeResult& r) {
 Status Store::InsertPairResults(const std::vector<PairResult>& rs) {
   Stmt s(db_,
          "INSERT INTO pair_results (run_id, stage, src, dst, check_name, "
-         "outcome, state, value, unit, message, evidence, at) "
-         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+         "outcome, state, value, unit, message, evidence, at, round) "
+         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add pair result");
   std::string now = NowIso8601();
   for (const PairResult& r : rs) {
@@ -471,7 +472,8 @@ Status Store::InsertPairResults(const std::vector<PairResult>& rs) {
         .Bind(9, r.unit)
         .Bind(10, r.message)
         .Bind(11, DumpJson(r.evidence))
-        .Bind(12, r.at.empty() ? now : r.at);
+        .Bind(12, r.at.empty() ? now : r.at)
+        .Bind(13, int64_t{r.round});
     if (s.Step() != SQLITE_DONE) {
       return SqlError("add pair result " + r.src + "->" + r.dst + " " + r.stage + "/" + r.check);
     }
@@ -494,11 +496,11 @@ Status Store::AddPairResults(const std::vector<PairResult>& rs) {
   return s;
 }
 
-Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at) {
+Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at, int round) {
   std::lock_guard lock(mu_);
   Stmt s(db_,
          "INSERT INTO verdicts (run_id, stage, kind, severity, check_name, nodes, pairs, "
-         "summary, next_step, evidence, at) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+         "summary, next_step, evidence, at, round) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add verdict");
   s.Bind(1, run_id)
       .Bind(2, v.stage)
@@ -510,7 +512,8 @@ Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at
       .Bind(8, v.summary)
       .Bind(9, v.next_step)
       .Bind(10, DumpJson(v.evidence))
-      .Bind(11, at.empty() ? NowIso8601() : at);
+      .Bind(11, at.empty() ? NowIso8601() : at)
+      .Bind(12, int64_t{round});
   if (s.Step() != SQLITE_DONE) return SqlError("add verdict " + v.stage + "/" + v.kind);
   return Status::Ok();
 }
@@ -551,30 +554,94 @@ Result<std::vector<NodeRecord>> Store::GetNodes(int64_t run_id) {
                                run_id, ReadNode, path_, "get nodes");
 }
 
+namespace {
+// The columns ReadNodeResult / ReadPairResult read, then round.
+constexpr const char* kNodeResultColumns =
+    "SELECT id, run_id, stage, check_name, outcome, evidence, node, value, "
+    "expected, message, at, round FROM node_results ";
+constexpr const char* kPairResultColumns =
+    "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
+    "state, value, unit, message, at, round FROM pair_results ";
+
+Result<NodeResult> ReadNodeResultRound(const Stmt& s) {
+  auto r = ReadNodeResult(s);
+  if (r.ok()) r->round = static_cast<int>(s.Int(11));
+  return r;
+}
+
+Result<PairResult> ReadPairResultRound(const Stmt& s) {
+  auto r = ReadPairResult(s);
+  if (r.ok()) r->round = static_cast<int>(s.Int(13));
+  return r;
+}
+}  // namespace
+
 Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<NodeResult>(
-      db_,
-      "SELECT id, run_id, stage, check_name, outcome, evidence, node, value, "
-      "expected, message, at FROM node_results WHERE run_id = ? ORDER BY id",
-      run_id, ReadNodeResult, path_, "get node results");
+  return SelectAll<NodeResult>(db_,
+                               std::string(kNodeResultColumns) +
+                                   "WHERE run_id = ? AND round = 0 ORDER BY id",
+                               run_id, ReadNodeResultRound, path_, "get node results");
 }
 
 Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
   return SelectAll<PairResult>(db_,
-                               "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
-                               "state, value, unit, message, at FROM pair_results WHERE run_id = ? "
-                               "ORDER BY id",
-                               run_id, ReadPairResult, path_, "get pair results");
+                               std::string(kPairResultColumns) +
+                                   "WHERE run_id = ? AND round = 0 ORDER BY id",
+                               run_id, ReadPairResultRound, path_, "get pair results");
+}
+
+Result<std::vector<NodeResult>> Store::GetRoundNodeResults(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<NodeResult>(db_,
+                               std::string(kNodeResultColumns) +
+                                   "WHERE run_id = ? AND round >= 1 ORDER BY id",
+                               run_id, ReadNodeResultRound, path_, "get round node results");
+}
+
+Result<std::vector<PairResult>> Store::GetRoundPairResults(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  return SelectAll<PairResult>(db_,
+                               std::string(kPairResultColumns) +
+                                   "WHERE run_id = ? AND round >= 1 ORDER BY id",
+                               run_id, ReadPairResultRound, path_, "get round pair results");
 }
 
 Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {
   std::lock_guard lock(mu_);
   return SelectAll<Verdict>(db_,
                             "SELECT id, stage, kind, severity, check_name, nodes, pairs, summary, "
-                            "next_step, evidence FROM verdicts WHERE run_id = ? ORDER BY id",
+                            "next_step, evidence FROM verdicts WHERE run_id = ? AND round = 0 "
+                            "ORDER BY id",
                             run_id, ReadVerdict, path_, "get verdicts");
+}
+
+Status Store::DeleteRoundsFrom(int64_t run_id, int first_round) {
+  std::lock_guard lock(mu_);
+  Status s = Exec("BEGIN IMMEDIATE");
+  if (!s.ok()) return s;
+  static const char* const kDeletes[] = {
+      "DELETE FROM node_results WHERE run_id = ? AND round >= ?",
+      "DELETE FROM pair_results WHERE run_id = ? AND round >= ?",
+      "DELETE FROM verdicts WHERE run_id = ? AND (round >= ? OR (round = 0 AND "
+      "json_valid(evidence) AND json_extract(evidence, '$.burnin') IS NOT NULL))",
+  };
+  for (const char* sql : kDeletes) {
+    Stmt d(db_, sql);
+    if (!d.prepared()) {
+      s = SqlError("delete rounds");
+      break;
+    }
+    d.Bind(1, run_id).Bind(2, int64_t{first_round});
+    if (d.Step() != SQLITE_DONE) {
+      s = SqlError("delete rounds from " + std::to_string(first_round));
+      break;
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) Exec("ROLLBACK");
+  return s;
 }
 
 }  // namespace cc

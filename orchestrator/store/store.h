@@ -57,6 +57,7 @@ struct NodeResult {
   std::string message;   // for people
   nlohmann::json evidence = nlohmann::json::object();
   std::string at;  // ISO 8601 UTC; filled by the store if empty
+  int round = 0;   // burn-in round (1..); 0 in a plain run
 };
 
 // A node result of `stage` with the fields the stages fill most often.
@@ -78,6 +79,7 @@ struct PairResult {
   std::string message;
   nlohmann::json evidence = nlohmann::json::object();
   std::string at;
+  int round = 0;  // burn-in round (1..); 0 in a plain run
 };
 
 class Store {
@@ -90,7 +92,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // The newest schema this code knows; a database that is newer is refused.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   // PRAGMA user_version of the open database; -1 when it cannot be read.
   int schema_version();
 
@@ -108,8 +110,10 @@ class Store {
   Status AddPairResult(const PairResult& r);
   // Many at once in one transaction (e.g. 40k port probes).
   Status AddPairResults(const std::vector<PairResult>& rs);
-  // A stage's own verdict; `at` (ISO 8601 UTC) is now when empty.
-  Status AddVerdict(int64_t run_id, const Verdict& v, const std::string& at = "");
+  // A stage's own verdict; `at` (ISO 8601 UTC) is now when empty. One
+  // made in a burn-in round is kept apart (round >= 1): a burn-in judges
+  // by rate over the rounds, never by one round's accusation.
+  Status AddVerdict(int64_t run_id, const Verdict& v, const std::string& at = "", int round = 0);
 
   // kNotFound when the run does not exist.
   Result<RunRecord> GetRun(int64_t run_id);
@@ -118,10 +122,19 @@ class Store {
   Result<std::vector<RunRecord>> ListRuns(int limit = 50);
   // In the order first put (updates keep a node's place).
   Result<std::vector<NodeRecord>> GetNodes(int64_t run_id);
-  // In the order written.
+  // In the order written; round 0 only (a plain run's results, a
+  // burn-in's facts, parity and health): what the analysis judges.
   Result<std::vector<NodeResult>> GetNodeResults(int64_t run_id);
   Result<std::vector<PairResult>> GetPairResults(int64_t run_id);
   Result<std::vector<Verdict>> GetVerdicts(int64_t run_id);
+  // A burn-in's rounds (round >= 1), in the order written.
+  Result<std::vector<NodeResult>> GetRoundNodeResults(int64_t run_id);
+  Result<std::vector<PairResult>> GetRoundPairResults(int64_t run_id);
+  // Deletes every result and verdict of rounds >= first_round (a round
+  // that did not end when a burn-in was stopped or its controller died),
+  // and the burn-in's own verdicts (evidence "burnin"), which are judged
+  // anew when it resumes.
+  Status DeleteRoundsFrom(int64_t run_id, int first_round);
 
   const std::string& path() const { return path_; }
 

@@ -73,7 +73,7 @@ TEST_F(StoreTest, EmptyDatabaseAtVersionZeroMigratesToTheNewest) {
   EXPECT_TRUE(Tables(path_).empty());
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), Store::kSchemaVersion);
   EXPECT_EQ(Tables(path_), (std::vector<std::string>{"node_results", "nodes", "pair_results",
                                                      "runs", "verdicts"}));
 }
@@ -98,7 +98,7 @@ TEST_F(StoreTest, NewerSchemaIsRefusedWithClearError) {
   auto store = Store::Open(path_);
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(store.status().Is(ErrorKind::kIo));
-  EXPECT_NE(store.status().message().find("database schema 7 is newer than this clustercheck (2)"),
+  EXPECT_NE(store.status().message().find("database schema 7 is newer than this clustercheck (3)"),
             std::string::npos)
       << store.status().message();
   EXPECT_NE(store.status().message().find(path_), std::string::npos);
@@ -483,6 +483,74 @@ TEST_F(StoreTest, SigkilledWriterKeepsEveryAcknowledgedResult) {
   for (size_t i = 0; i < results->size(); ++i) {
     EXPECT_EQ((*results)[i].value, std::to_string(i));
   }
+}
+
+// A burn-in stores its rounds in the same run; the plain readers (what the
+// analysis judges) see round 0 only, the round readers the rest, and a
+// resume drops the rounds that did not end together with the burn-in's
+// own verdicts, keeping everything before.
+TEST_F(StoreTest, BurnInRoundsAreKeptApartAndDroppedFromARound) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  int64_t run = NewRun(*store);
+  auto pair_at = [&](int round) {
+    PairResult p;
+    p.run_id = run;
+    p.stage = "nccl";
+    p.src = "a";
+    p.dst = "b";
+    p.check = "allreduce";
+    p.outcome = Outcome::kPass;
+    p.round = round;
+    return p;
+  };
+  auto node_at = [&](int round) {
+    NodeResult r;
+    r.run_id = run;
+    r.node = "a";
+    r.stage = "health";
+    r.check = "sample";
+    r.outcome = Outcome::kPass;
+    r.round = round;
+    return r;
+  };
+  for (int round = 0; round <= 3; ++round) {
+    ASSERT_TRUE(store->AddPairResult(pair_at(round)).ok());
+    ASSERT_TRUE(store->AddNodeResult(node_at(round)).ok());
+  }
+  Verdict stage_verdict;
+  stage_verdict.kind = "bad-link";
+  stage_verdict.severity = Outcome::kFail;
+  stage_verdict.stage = "nccl";
+  ASSERT_TRUE(store->AddVerdict(run, stage_verdict, "", 3).ok());
+  Verdict burnin_verdict = stage_verdict;
+  burnin_verdict.kind = "flaky";
+  burnin_verdict.evidence = {{"burnin", true}, {"rate", 0.25}};
+  ASSERT_TRUE(store->AddVerdict(run, burnin_verdict).ok());
+  Verdict health_verdict = stage_verdict;
+  health_verdict.kind = "gpu-health";
+  health_verdict.stage = "health";
+  ASSERT_TRUE(store->AddVerdict(run, health_verdict).ok());
+
+  ASSERT_EQ(store->GetPairResults(run)->size(), 1u);
+  ASSERT_EQ(store->GetNodeResults(run)->size(), 1u);
+  EXPECT_EQ(store->GetVerdicts(run)->size(), 2u) << "round 3's stage verdict is not the run's";
+  auto rounds = store->GetRoundPairResults(run);
+  ASSERT_TRUE(rounds.ok()) << rounds.status().ToString();
+  ASSERT_EQ(rounds->size(), 3u);
+  EXPECT_EQ((*rounds)[0].round, 1);
+  EXPECT_EQ((*rounds)[2].round, 3);
+  ASSERT_EQ(store->GetRoundNodeResults(run)->size(), 3u);
+
+  ASSERT_TRUE(store->DeleteRoundsFrom(run, 3).ok());
+  rounds = store->GetRoundPairResults(run);
+  ASSERT_EQ(rounds->size(), 2u);
+  EXPECT_EQ(rounds->back().round, 2);
+  EXPECT_EQ(store->GetRoundNodeResults(run)->size(), 2u);
+  auto verdicts = store->GetVerdicts(run);
+  ASSERT_EQ(verdicts->size(), 1u) << "the burn-in verdict is judged anew on resume";
+  EXPECT_EQ((*verdicts)[0].kind, "gpu-health");
+  EXPECT_EQ(store->GetPairResults(run)->size(), 1u) << "round 0 is kept";
 }
 
 }  // namespace
