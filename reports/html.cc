@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "orchestrator/stages/stages.h"
+#include "reports/burnin_html.h"
 #include "reports/escape.h"
 #include "reports/heatmap_svg.h"
 #include "reports/html_style.h"
@@ -36,7 +37,7 @@ const char* PageSeverity(const OutcomeCounts& c) {
   return "pass";
 }
 
-void Header(std::ostringstream& o, const RunData& d) {
+void Header(std::ostringstream& o, const RunData& d, bool burnin) {
   OutcomeCounts c = CountOutcomes(d);
   std::string line = VerdictLine(d);
   std::string word = line.substr(0, line.find(':'));
@@ -60,8 +61,9 @@ void Header(std::ostringstream& o, const RunData& d) {
   count(c.pass, "pass");
   o << "</div></div></header>\n";
   o << "<nav><div class=\"inner\"><a href=\"#verdicts\">Verdicts</a><a href=\"#pairs\">Pair "
-       "checks</a><a href=\"#nodes\">Nodes</a><a href=\"#checks\">Node checks</a><a "
-       "href=\"#run\">Run</a></div></nav>\n";
+       "checks</a><a href=\"#nodes\">Nodes</a>"
+    << (burnin ? "<a href=\"#burnin\">Burn-in</a>" : "")
+    << "<a href=\"#checks\">Node checks</a><a href=\"#run\">Run</a></div></nav>\n";
 }
 
 void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs) {
@@ -264,11 +266,12 @@ std::string RenderHtml(const RunData& d, const std::vector<Verdict>& verdicts,
     << "<title>" << E(line.substr(0, line.find(':'))) << " \xC2\xB7 clustercheck run " << d.run.id
     << " \xC2\xB7 " << E(d.run.inventory_name) << "</title>\n"
     << "<style>" << kReportCss << "</style></head>\n<body>\n";
-  Header(o, d);
+  Header(o, d, options.burnin != nullptr);
   o << "<main>\n";
   Verdicts(o, verdicts);
   Matrices(o, d, options);
   Nodes(o, d);
+  if (options.burnin) o << RenderBurnInSection(*options.burnin);
   StageTables(o, d);
   NodeChecks(o, d);
   Metadata(o, d);
