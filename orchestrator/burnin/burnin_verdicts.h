@@ -1,0 +1,40 @@
+// How a burn-in judges its rounds (pure; thread-safe). A burn-in never
+// accuses on one round: a pair is judged by its failure rate over every
+// round it met in, a node by its pairs over time, a counter by how it
+// moves, a GPU by its clocks and slowdown reasons across the samples.
+//
+//   - A pair that never failed passes. One that failed in some rounds is
+//     `flaky`, with its rate and round numbers: a warning at or under
+//     [burnin] max_failure_rate, a failure above it. One that failed in
+//     every round it met in is a `bad-link` failure.
+//   - The trend rule: a node is the cause (`bad-node`, with its first
+//     failing round) when, for one stage and check, its pairs with at
+//     least two different peers failed, every attempt of its pairs from
+//     that round on failed, and each of those peers passed with some other
+//     node in the same rounds. Its pairs are then not also named one by one.
+//   - A counter that rose in at least two of the intervals between rounds
+//     is named with its delta per hour (`unhealthy`, a warning).
+//   - A GPU whose SM clock, while busy, falls below 85% of its early level
+//     and stays there, or that reports a thermal slowdown, is named with
+//     the round it began (`unhealthy`, a warning).
+#pragma once
+
+#include <vector>
+
+#include "orchestrator/burnin/burnin_summary.h"
+#include "orchestrator/store/verdict.h"
+
+namespace cc {
+
+// Sets p.outcome from its rate: pass, warn (flaky within max_failure_rate),
+// fail (flaky above it, or failed in every round), skip (never attempted).
+void JudgePairRate(PairRate& p, double max_failure_rate);
+
+// Judges every pair of `s` (JudgePairRate) and returns the verdicts, each
+// with evidence "burnin": true so a resume can drop and judge them anew.
+std::vector<Verdict> BurnInVerdicts(BurnInSummary& s);
+
+// kExitFailed when any verdict fails, else kExitOk.
+int BurnInExitCode(const std::vector<Verdict>& verdicts);
+
+}  // namespace cc
