@@ -85,6 +85,26 @@ void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
   }
 }
 
+void ParseBurnIn(const toml::table& t, BurnInSettings& b, ErrorList& err) {
+  static const std::vector<std::string> kKeys = {"max_failure_rate"};
+  for (auto&& [key, value] : t) {
+    std::string k(key.str());
+    std::string p = "burnin." + k;
+    if (k != "max_failure_rate") {
+      err.Add(key.source(), p, UnknownKey(k, kKeys));
+      continue;
+    }
+    std::optional<double> v;
+    if (const auto* i = value.as_integer()) v = static_cast<double>(i->get());
+    if (const auto* f = value.as_floating_point()) v = f->get();
+    if (!v || !(*v >= 0 && *v <= 1)) {
+      err.Add(value.source(), p, "expected a share from 0 to 1 (0.05 is 5 %)");
+    } else {
+      b.max_failure_rate = *v;
+    }
+  }
+}
+
 // [expect]: any key (pins are judged by the parity stage); values are
 // strings, or numbers that are turned into the string they were written as.
 void ParseExpect(const toml::table& t, Inventory& inv, ErrorList& err) {
@@ -181,7 +201,8 @@ std::string Stem(const std::string& path) {
 void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err) {
   static const std::vector<std::string> kKeys = {"name",     "transport", "ssh",
                                                  "defaults", "groups",    "nodes",
-                                                 "expect",   "stages",    "nodes_from_env"};
+                                                 "expect",   "stages",    "nodes_from_env",
+                                                 "burnin"};
   for (auto&& [key, value] : root) {
     std::string k(key.str());
     if (k == "name") {
@@ -199,6 +220,8 @@ void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, E
       if (const toml::table* t = GetTable(value, k, err)) ParseExpect(*t, inv, err);
     } else if (k == "stages") {
       if (const toml::table* t = GetTable(value, k, err)) ParseStages(*t, inv, err);
+    } else if (k == "burnin") {
+      if (const toml::table* t = GetTable(value, k, err)) ParseBurnIn(*t, inv.burnin, err);
     } else if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
       err.Add(key.source(), k, UnknownKey(k, kKeys));
     }

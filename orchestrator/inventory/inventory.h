@@ -53,6 +53,13 @@ struct Node {
   int line = 0;
 };
 
+// [burnin]: how `clustercheck burnin` judges (orchestrator/burnin/).
+struct BurnInSettings {
+  // A pair check failing in a larger share of its rounds fails the
+  // burn-in; at or under it, it is a `flaky` warning. 0: any failure fails.
+  double max_failure_rate = 0;
+};
+
 struct Inventory {
   std::string path;  // file it came from ("" for strings)
   std::string name;
@@ -66,6 +73,7 @@ struct Inventory {
   // [stages.<name>] tables, converted to JSON; validated against
   // StageSettingKeys() (stage_settings.h).
   std::map<std::string, nlohmann::json> stage_settings;
+  BurnInSettings burnin;
   // sha256 of the file's bytes, hex (for reports and diffs).
   std::string sha256;
 
