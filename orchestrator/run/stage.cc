@@ -1,9 +1,12 @@
 #include "orchestrator/run/stage.h"
 
+#include <algorithm>
+
 namespace cc {
 
 void StageContext::Record(NodeResult r) {
   r.run_id = run_id_;
+  if (burnin_round_) r.round = burnin_round_->number;
   if (r.at.empty()) r.at = Iso8601Utc(fleet_.clock().WallNow());
   Status s = store_.AddNodeResult(r);
   std::lock_guard<std::mutex> l(mu_);
@@ -13,6 +16,7 @@ void StageContext::Record(NodeResult r) {
 
 void StageContext::Record(PairResult r) {
   r.run_id = run_id_;
+  if (burnin_round_) r.round = burnin_round_->number;
   if (r.at.empty()) r.at = Iso8601Utc(fleet_.clock().WallNow());
   Status s = store_.AddPairResult(r);
   std::lock_guard<std::mutex> l(mu_);
@@ -24,6 +28,7 @@ void StageContext::Record(std::vector<PairResult> rs) {
   std::string at = Iso8601Utc(fleet_.clock().WallNow());
   for (auto& r : rs) {
     r.run_id = run_id_;
+    if (burnin_round_) r.round = burnin_round_->number;
     if (r.at.empty()) r.at = at;
   }
   Status s = store_.AddPairResults(rs);
@@ -33,7 +38,8 @@ void StageContext::Record(std::vector<PairResult> rs) {
 }
 
 void StageContext::Record(const Verdict& v) {
-  Status s = store_.AddVerdict(run_id_, v, Iso8601Utc(fleet_.clock().WallNow()));
+  Status s = store_.AddVerdict(run_id_, v, Iso8601Utc(fleet_.clock().WallNow()),
+                               burnin_round_ ? burnin_round_->number : 0);
   std::lock_guard<std::mutex> l(mu_);
   if (!s.ok()) store_errors_.push_back(s.ToString());
   any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(v.severity);
@@ -80,6 +86,31 @@ void StageContext::RecordRetests(const std::string& stage, const RetestCounts& c
     std::lock_guard<std::mutex> l(mu_);
     store_errors_.push_back(s.ToString());
   }
+}
+
+void StageContext::SetBurnInRound(std::optional<BurnInRound> round) {
+  burnin_round_ = std::move(round);
+}
+
+std::vector<Round> StageContext::PairRounds(const std::vector<std::string>& nodes) const {
+  if (!burnin_round_) return RoundRobinRounds(nodes);
+  Round kept;
+  auto among = [&](const std::string& n) {
+    return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+  };
+  for (const NodePair& p : burnin_round_->pairs) {
+    if (among(p.first) && among(p.second)) kept.push_back(p);
+  }
+  if (kept.empty()) return {};
+  return {kept};
+}
+
+void StageContext::InheritFrom(const StageContext& earlier) {
+  auto facts = earlier.facts();
+  auto choice = earlier.network_choice();
+  std::lock_guard<std::mutex> l(mu_);
+  facts_ = std::move(facts);
+  network_choice_ = std::move(choice);
 }
 
 std::vector<std::string> StageContext::store_errors() const {

@@ -16,9 +16,19 @@
 #include "orchestrator/run/fleet.h"
 #include "orchestrator/run/network_choice.h"
 #include "orchestrator/run/progress.h"
+#include "orchestrator/run/schedule.h"
 #include "orchestrator/store/store.h"
 
 namespace cc {
+
+// One round of a burn-in (orchestrator/burnin/): the pairs that meet in it
+// (one circle-method pairing) and whether the whole cluster's NCCL run is
+// interleaved in it.
+struct BurnInRound {
+  int number = 0;  // 1-based
+  Round pairs;
+  bool whole_cluster = false;
+};
 
 // What stages share during one run. Record*() stores a result at once
 // (crash-safe); the context keeps only whether anything failed or hung
@@ -65,6 +75,20 @@ class StageContext {
   // accusations were tested again and how many turned out flaky.
   void RecordRetests(const std::string& stage, const RetestCounts& counts);
 
+  // In a burn-in round: every result and verdict recorded is stamped with
+  // its number (kept apart from the run's own judgement: store.h), a pair
+  // stage tests only the round's pairs (PairRounds) and does not retest
+  // (the rounds are the confirmation).
+  void SetBurnInRound(std::optional<BurnInRound> round);
+  const std::optional<BurnInRound>& burnin_round() const { return burnin_round_; }
+  // The rounds of disjoint pairs a pair stage tests among `nodes`:
+  // RoundRobinRounds(nodes) in a run; in a burn-in round, that round's
+  // pairs whose both nodes are among `nodes` (empty when none are).
+  std::vector<Round> PairRounds(const std::vector<std::string>& nodes) const;
+  // Takes the facts and network choice an earlier context (the burn-in's
+  // round 0) learnt, without storing them again.
+  void InheritFrom(const StageContext& earlier);
+
   // Store errors are not fatal for the run, but must not vanish.
   std::vector<std::string> store_errors() const;
 
@@ -79,6 +103,7 @@ class StageContext {
   std::map<std::string, nlohmann::json> facts_;
   std::optional<NetworkChoice> network_choice_;
   std::vector<std::string> store_errors_;
+  std::optional<BurnInRound> burnin_round_;  // set before stages run, read-only then
 };
 
 class Stage {

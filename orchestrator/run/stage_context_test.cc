@@ -76,5 +76,45 @@ TEST_F(StageContextTest, ResultsAreStampedByTheRunsClock) {
   EXPECT_EQ((*results)[1].at, "2027-01-01T00:01:30Z");
 }
 
+TEST_F(StageContextTest, ABurnInRoundStampsItsNumberAndNarrowsThePairsToItsOwn) {
+  std::vector<std::string> nodes = {"a", "b", "c", "d"};
+  EXPECT_EQ(ctx_->PairRounds(nodes), RoundRobinRounds(nodes)) << "a run meets every pair";
+  ctx_->SetBurnInRound(BurnInRound{.number = 7, .pairs = {{"a", "c"}, {"b", "d"}}});
+  EXPECT_EQ(ctx_->PairRounds(nodes), (std::vector<Round>{{{"a", "c"}, {"b", "d"}}}));
+  EXPECT_EQ(ctx_->PairRounds({"a", "b", "c"}), (std::vector<Round>{{{"a", "c"}}}))
+      << "a pair with a node the stage cannot use is left out";
+  EXPECT_TRUE(ctx_->PairRounds({"a", "b"}).empty());
+
+  PairResult p;
+  p.stage = "ports";
+  p.src = "a";
+  p.dst = "c";
+  p.outcome = Outcome::kFail;
+  ctx_->Record(p);
+  ctx_->Record(std::vector<PairResult>{p});
+  ctx_->Record(NodeCheck("health", "a", "sample", Outcome::kPass, ""));
+  Verdict v;
+  v.kind = "bad-link";
+  ctx_->Record(v);
+  auto pairs = store_->GetRoundPairResults(run_id_);
+  ASSERT_EQ(pairs->size(), 2u);
+  EXPECT_EQ((*pairs)[0].round, 7);
+  EXPECT_EQ((*pairs)[1].round, 7);
+  EXPECT_EQ(store_->GetRoundNodeResults(run_id_)->at(0).round, 7);
+  EXPECT_TRUE(store_->GetPairResults(run_id_)->empty()) << "not the run's own results";
+  EXPECT_TRUE(store_->GetVerdicts(run_id_)->empty()) << "one round accuses no one";
+}
+
+TEST_F(StageContextTest, ARoundInheritsWhatRoundZeroLearnt) {
+  ctx_->SetFacts("a", {{"gpus", 8}});
+  NetworkChoice c;
+  c.btl_tcp_if_include = "10.42.0.0/24";
+  ctx_->SetNetworkChoice(c);
+  StageContext round(inventory_, *store_, run_id_, *fleet_, progress_);
+  round.InheritFrom(*ctx_);
+  EXPECT_EQ(round.facts().at("a")["gpus"], 8);
+  EXPECT_EQ(round.network_choice()->btl_tcp_if_include, "10.42.0.0/24");
+}
+
 }  // namespace
 }  // namespace cc

@@ -290,7 +290,7 @@ PairResult NcclStage::MakePair(const std::string& a, const std::string& b, const
 void NcclStage::Pairs(StageContext& ctx) {
   std::vector<PairResult> results;
   std::vector<PairResult> other_dtypes;  // not retested: the first dtype's are
-  auto rounds = RoundRobinRounds(active_);
+  auto rounds = ctx.PairRounds(active_);
   for (const Round& round : rounds) {
     if (InterruptFlag().load()) break;
     std::vector<NodeGroup> groups;
@@ -304,7 +304,8 @@ void NcclStage::Pairs(StageContext& ctx) {
       }
     }
   }
-  ConfirmPairs(ctx, &results);
+  // A burn-in's rounds are its confirmation: one round accuses no one.
+  if (!ctx.burnin_round()) ConfirmPairs(ctx, &results);
   for (const PairResult& r : results) {
     if (r.value && !IsFailOrHang(r.outcome)) pair_busbw_.push_back(*r.value);
   }

@@ -119,7 +119,7 @@ class PortsStage : public Stage {
       return Status::Ok();
     }
     tokens_ = peers_.Tokens("clustercheck-ports " + RandomHex(12));
-    size_t rounds = RoundRobinRounds(peers_.Names()).size();
+    size_t rounds = ctx.PairRounds(peers_.Names()).size();
     ctx.progress().StartStage("ports", static_cast<long long>(peers_.size() * 2 + rounds), "steps");
     start_ = clock_->Now();
     Listen(ctx);
@@ -127,7 +127,8 @@ class PortsStage : public Stage {
     Probe(ctx);
     const Clock::time_point t2 = clock_->Now();
     std::vector<PairResult> results = FirstResults();
-    Retest(ctx, &results);
+    // A burn-in's rounds are its confirmation: one round accuses no one.
+    if (!ctx.burnin_round()) Retest(ctx, &results);
     const Clock::time_point t3 = clock_->Now();
     const double alive_ms = SinceStartMs();
     peers_.Stop(
@@ -187,7 +188,7 @@ class PortsStage : public Stage {
     peers_.Listen(ctx, "ports", kListenTimeoutS, args, listening);
   }
 
-  void Plan() {
+  void Plan(const StageContext& ctx) {
     std::vector<std::string> senders;
     std::vector<ReceiverInfo> receivers;
     for (const Peer& p : peers_) {
@@ -196,19 +197,31 @@ class PortsStage : public Stage {
       receivers.push_back(p.info);
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
+    if (ctx.burnin_round()) KeepRoundPairs(ctx.burnin_round()->pairs);
     answers_.assign(plan_.size(), Answer{});
+  }
+
+  // A burn-in round probes its own pairs, both directions, and no others.
+  void KeepRoundPairs(const Round& pairs) {
+    auto in_round = [&](const std::string& a, const std::string& b) {
+      for (const NodePair& p : pairs) {
+        if ((p.first == a && p.second == b) || (p.first == b && p.second == a)) return true;
+      }
+      return false;
+    };
+    std::erase_if(plan_, [&](const auto& probe) { return !in_round(probe.src, probe.dst); });
   }
 
   // Phase 2's burst: `window` rounds at a time, both directions of every
   // pair of those rounds, each sender with all its receivers' ports in one
   // control line.
   void Probe(StageContext& ctx) {
-    Plan();
+    Plan(ctx);
     std::vector<std::string> listening;
     for (const Peer& p : peers_) {
       if (p.listen.ok()) listening.push_back(p.name);
     }
-    std::vector<Round> rounds = RoundRobinRounds(listening);
+    std::vector<Round> rounds = ctx.PairRounds(listening);
     ProbePacer pacer({.max_window = settings_.senders_per_receiver});
     batches_ = Json::array();
     for (size_t next = 0; next < rounds.size();) {
