@@ -200,6 +200,22 @@ Result<int64_t> BeginRunRecord(Store& store, const RunOptions& o, const Inventor
   return store.BeginRun(rec);
 }
 
+// A stored run to continue (RunHooks::resume_run): it must be of the same
+// inventory; its round-0 results go (the stages run again now), its
+// rounds stay, and it is running again.
+Result<int64_t> ResumeRunRecord(Store& store, int64_t run_id, const Inventory& inv) {
+  auto run = store.GetRun(run_id);
+  if (!run.ok()) return run.status();
+  if (run->inventory_sha256 != inv.sha256) {
+    return Status::BadArgument("run " + std::to_string(run_id) + " was of another inventory (" +
+                               run->inventory_path + ", sha256 " +
+                               run->inventory_sha256.substr(0, 12) + "); resume it with that one");
+  }
+  if (Status s = store.ReopenRun(run_id); !s.ok()) return s;
+  store.SetRunMeta(run_id, "controller", ControllerToMeta(ThisController("")));
+  return run_id;
+}
+
 FleetOptions FleetOptionsFor(const RunOptions& o, const Inventory& inv) {
   FleetOptions fo;
   fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
@@ -283,7 +299,8 @@ int RunClusterCheck(const RunOptions& o) {
     std::fprintf(o.err, "clustercheck: %s\n", store.status().ToString().c_str());
     return kExitUsage;
   }
-  auto run_id = BeginRunRecord(**store, o, *inv, stages, rerun_meta);
+  auto run_id = o.hooks.resume_run ? ResumeRunRecord(**store, o.hooks.resume_run, *inv)
+                                    : BeginRunRecord(**store, o, *inv, stages, rerun_meta);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
     return kExitUsage;
@@ -308,9 +325,13 @@ int RunClusterCheck(const RunOptions& o) {
   (*store)->SetRunMeta(*run_id, "bytes_pushed", fleet.bytes_pushed());
   bool enough = EnoughToJudge(fleet.Usable().size(), inv->nodes.size());
   if (enough) RunStages(ctx, stages);
+  int asked = enough && o.hooks.after_stages && !InterruptFlag().load()
+                  ? o.hooks.after_stages(ctx)
+                  : -1;
   fleet.CloseAll();
   std::string status;
   int exit_code = ExitCodeOf(ctx, enough, &status);
+  if (asked >= 0 && exit_code == kExitOk) exit_code = asked;
   (*store)->FinishRun(*run_id, status, exit_code);
   for (const auto& e : ctx.store_errors()) {
     std::fprintf(o.err, "clustercheck: store: %s\n", e.c_str());
@@ -329,6 +350,7 @@ int RunClusterCheck(const RunOptions& o) {
     to.color = o.color;
     to.db_path = db_path;
     std::fprintf(o.out, "%s", RenderTerminal(*data, to).c_str());
+    if (o.hooks.after_report) o.hooks.after_report(o.out);
     // On one machine every stage gets its line (a newcomer's first run).
     if (inv->transport == "local") std::fprintf(o.out, "\n%s", RenderStageLines(*data).c_str());
     std::string example = ExampleInventoryPath(inv->path);

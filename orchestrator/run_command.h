@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,20 @@
 #include "orchestrator/transport/transport.h"
 
 namespace cc {
+
+class StageContext;
+
+// What `clustercheck burnin` adds to a run (orchestrator/burnin/).
+struct RunHooks {
+  // Continue this stored run instead of beginning one: its round-0 results
+  // are replaced by the stages run now, its later rounds kept.
+  int64_t resume_run = 0;
+  // Runs after the stages (which are then the burn-in's round 0) while
+  // the agents are still up; returns the exit code it asks for (>= 0) or -1.
+  std::function<int(StageContext& ctx)> after_stages;
+  // Prints after the run's own report.
+  std::function<void(std::FILE* out)> after_report;
+};
 
 struct RunOptions {
   std::string inventory_path;
@@ -33,6 +48,7 @@ struct RunOptions {
   // Where the inventory's nodes_from_env is read: main gives the process's
   // (ProcessEnvironment); empty = no variable is set.
   Environment environment;
+  RunHooks hooks;
 };
 
 // Returns the exit code (common/outcome.h): 0 ok, 1 failed or hung, 2 bad

@@ -617,6 +617,37 @@ Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {
                             run_id, ReadVerdict, path_, "get verdicts");
 }
 
+Status Store::ReopenRun(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  Status s = Exec("BEGIN IMMEDIATE");
+  if (!s.ok()) return s;
+  static const char* const kChanges[] = {
+      "UPDATE runs SET status = 'running', finished_at = '', exit_code = -1 WHERE id = ?",
+      "DELETE FROM node_results WHERE run_id = ? AND round = 0",
+      "DELETE FROM pair_results WHERE run_id = ? AND round = 0",
+      "DELETE FROM verdicts WHERE run_id = ? AND round = 0",
+  };
+  for (const char* sql : kChanges) {
+    Stmt c(db_, sql);
+    if (!c.prepared()) {
+      s = SqlError("reopen run");
+      break;
+    }
+    c.Bind(1, run_id);
+    if (c.Step() != SQLITE_DONE) {
+      s = SqlError("reopen run " + std::to_string(run_id));
+      break;
+    }
+    if (sql == kChanges[0] && sqlite3_changes(db_) == 0) {
+      s = Status::NotFound("no run " + std::to_string(run_id) + " in " + path_);
+      break;
+    }
+  }
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) Exec("ROLLBACK");
+  return s;
+}
+
 Status Store::DeleteRoundsFrom(int64_t run_id, int first_round) {
   std::lock_guard lock(mu_);
   Status s = Exec("BEGIN IMMEDIATE");

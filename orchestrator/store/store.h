@@ -135,6 +135,10 @@ class Store {
   // and the burn-in's own verdicts (evidence "burnin"), which are judged
   // anew when it resumes.
   Status DeleteRoundsFrom(int64_t run_id, int first_round);
+  // A run continued (`burnin --resume`): its round-0 results and verdicts
+  // go, since the stages that made them run again; it is running again
+  // (status "running", no finish time). Its rounds stay.
+  Status ReopenRun(int64_t run_id);
 
   const std::string& path() const { return path_; }
 

@@ -553,5 +553,34 @@ TEST_F(StoreTest, BurnInRoundsAreKeptApartAndDroppedFromARound) {
   EXPECT_EQ(store->GetPairResults(run)->size(), 1u) << "round 0 is kept";
 }
 
+TEST_F(StoreTest, AReopenedRunIsRunningAgainWithoutItsRoundZero) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  int64_t run = NewRun(*store);
+  for (int round : {0, 1, 2}) {
+    NodeResult r;
+    r.run_id = run;
+    r.node = "a";
+    r.stage = round ? "health" : "facts";
+    r.check = round ? "sample" : "driver";
+    r.outcome = Outcome::kPass;
+    r.round = round;
+    ASSERT_TRUE(store->AddNodeResult(r).ok());
+  }
+  Verdict v;
+  v.kind = "odd-version";
+  ASSERT_TRUE(store->AddVerdict(run, v).ok());
+  ASSERT_TRUE(store->FinishRun(run, "interrupted", 130).ok());
+
+  ASSERT_TRUE(store->ReopenRun(run).ok());
+  EXPECT_TRUE(store->GetNodeResults(run)->empty());
+  EXPECT_TRUE(store->GetVerdicts(run)->empty());
+  EXPECT_EQ(store->GetRoundNodeResults(run)->size(), 2u) << "the rounds stay";
+  auto again = store->GetRun(run);
+  EXPECT_EQ(again->status, "running");
+  EXPECT_EQ(again->finished_at, "");
+  EXPECT_TRUE(store->ReopenRun(run + 100).Is(ErrorKind::kNotFound));
+}
+
 }  // namespace
 }  // namespace cc
