@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/outcome.h"
+#include "orchestrator/burnin/burnin_command.h"
 #include "orchestrator/history_command.h"
 #include "orchestrator/run_command.h"
 #include "orchestrator/transport/agent_channel.h"
@@ -71,6 +72,24 @@ CLI::App* AddRunCommand(CLI::App& app, cc::RunOptions& run, std::string& stages,
   return cmd;
 }
 
+CLI::App* AddBurnInCommand(CLI::App& app, cc::BurnInOptions& b, std::string& for_text,
+                           std::string& db) {
+  auto* cmd = app.add_subcommand(
+      "burnin", "hours of rounds: every pair met many times, flaky links named by their rate");
+  cmd->add_option("inventory", b.run.inventory_path, "inventory TOML file")->required();
+  cmd->add_option("--db", db, "results database");
+  cmd->add_option("--for", for_text, "how long (2h, 90m, 1h30m); the last round runs out");
+  cmd->add_option("--rounds", b.rounds, "how many rounds (with --for: whichever ends first)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--resume", b.resume, "continue this stopped burn-in run");
+  cmd->add_option("--limit", b.run.limit, "only these nodes (hostlist, e.g. gpu[001-004])");
+  cmd->add_option("--fanout", b.run.fanout, "nodes in flight at once (default: ssh.fanout, 64)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--agent", b.run.agent_binary, "clustercheck-agent binary to push");
+  cmd->add_option("--set", b.run.settings, "STAGE.KEY=VALUE over the inventory's settings");
+  return cmd;
+}
+
 CLI::App* AddReportCommand(CLI::App& app, cc::ReportOptions& report, std::string& db) {
   auto* cmd = app.add_subcommand("report", "re-render a stored run (default: the latest)");
   cmd->add_option("run", report.run_id, "run id");
@@ -113,6 +132,10 @@ int main(int argc, char** argv) {
   run.environment = cc::ProcessEnvironment;  // the inventory's nodes_from_env
   std::string stages;
   auto* run_cmd = AddRunCommand(app, run, stages, db);
+  cc::BurnInOptions burnin;
+  burnin.run.environment = cc::ProcessEnvironment;
+  std::string burnin_for;
+  auto* burnin_cmd = AddBurnInCommand(app, burnin, burnin_for, db);
   cc::ReportOptions report;
   auto* report_cmd = AddReportCommand(app, report, db);
   auto* history_cmd = app.add_subcommand("history", "list stored runs with their verdict counts");
@@ -135,6 +158,22 @@ int main(int argc, char** argv) {
     run.progress_tty = isatty(STDERR_FILENO);
     run.stages = SplitStageList(stages);
     return cc::RunClusterCheck(run);
+  }
+  if (*burnin_cmd) {
+    if (!burnin_for.empty()) {
+      auto seconds = cc::ParseBurnInDuration(burnin_for);
+      if (!seconds.ok()) {
+        std::fprintf(stderr, "clustercheck: %s\n", seconds.status().message().c_str());
+        return cc::kExitUsage;
+      }
+      burnin.for_s = *seconds;
+    }
+    InstallSignalHandlers();
+    burnin.run.db_path = db;
+    burnin.run.argv = JoinArgv(argc, argv);
+    burnin.run.color = tty;
+    burnin.run.progress_tty = isatty(STDERR_FILENO);
+    return cc::RunBurnIn(burnin);
   }
   report.db_path = db;
   report.color = tty;
