@@ -54,7 +54,8 @@ struct BurnInState {
     if (j.value("for_s", json()).is_number()) s.limit.seconds = j["for_s"].get<double>();
     if (j.value("rounds", json()).is_number()) s.limit.rounds = j["rounds"].get<int>();
     s.rounds_done = j.value("rounds_done", 0);
-    for (const auto& [round, end] : j.value("round_end_s", json::object()).items()) {
+    const json ends = j.value("round_end_s", json::object());
+    for (const auto& [round, end] : ends.items()) {
       s.round_end_s[std::stoi(round)] = end.get<double>();
     }
     s.max_failure_rate = j.value("max_failure_rate", 0.0);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "orchestrator/burnin/burnin_text.h"
 
@@ -112,31 +113,56 @@ void NodeVerdicts(BurnInSummary& s, std::vector<Verdict>& out, std::set<const Pa
   }
 }
 
+// "tcp/22", "tcp/22 and tcp/29500", "tcp/22, tcp/29500 and 8 more".
+std::string ChecksText(const std::vector<const PairRate*>& ps) {
+  std::string out;
+  for (size_t i = 0; i < ps.size() && i < 2; ++i) {
+    out += (i == 0 ? "" : ps.size() == 2 ? " and " : ", ") + ps[i]->check;
+  }
+  if (ps.size() > 2) out += " and " + std::to_string(ps.size() - 2) + " more";
+  return out;
+}
+
+// One verdict per pair, stage and kind: a lossy link fails every port of
+// the pair in the same rounds, and is one finding, not ten.
 void PairVerdicts(BurnInSummary& s, std::vector<Verdict>& out,
                   const std::set<const PairRate*>& named) {
-  for (PairRate& p : s.pairs) {
+  std::map<std::tuple<std::string, std::string, std::string, bool>, std::vector<const PairRate*>>
+      groups;
+  std::vector<std::tuple<std::string, std::string, std::string, bool>> order;
+  for (const PairRate& p : s.pairs) {
     if (!Failed(p) || named.count(&p)) continue;
-    std::string pair = p.a + " and " + p.b;
-    if (FailedEveryRound(p)) {
-      Verdict v = BurnInVerdict("bad-link", Outcome::kFail, p.stage, p.check);
-      v.pairs = {{p.a, p.b}};
-      v.nodes = {p.a, p.b};
-      v.evidence.update(PairEvidence(p));
-      v.summary = pair + " failed " + p.check + " in every round (" + std::to_string(p.attempts) +
-                  " of " + std::to_string(p.attempts) + ")";
-      v.next_step = "check the cable, switch ports and routes between " + pair;
-      out.push_back(std::move(v));
-      continue;
+    auto key = std::make_tuple(p.stage, p.a, p.b, FailedEveryRound(p));
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&p);
+  }
+  for (const auto& key : order) {
+    const std::vector<const PairRate*>& ps = groups[key];
+    const PairRate& worst = **std::max_element(
+        ps.begin(), ps.end(), [](const PairRate* x, const PairRate* y) { return x->rate < y->rate; });
+    bool every = std::get<3>(key);
+    std::string pair = worst.a + " and " + worst.b;
+    Verdict v = BurnInVerdict(every ? "bad-link" : "flaky", every ? Outcome::kFail : worst.outcome,
+                              worst.stage, ps.size() == 1 ? worst.check : ChecksText(ps));
+    for (const PairRate* p : ps) {
+      v.severity = Worse(v.severity, p->outcome);
+      v.evidence["checks"].push_back(PairEvidence(*p));
     }
-    Verdict v = BurnInVerdict("flaky", p.outcome, p.stage, p.check);
-    v.pairs = {{p.a, p.b}};
-    v.nodes = {p.a, p.b};
-    v.evidence.update(PairEvidence(p));
+    v.pairs = {{worst.a, worst.b}};
+    v.nodes = {worst.a, worst.b};
+    v.evidence.update(PairEvidence(worst));
     v.evidence["max_failure_rate"] = s.max_failure_rate;
-    v.summary = pair + " " + p.check + " failed " + std::to_string(p.failures + p.hangs) + " of " +
-                std::to_string(p.attempts) + " (" + PercentText(p.rate) + ", " +
-                RoundsText(p.failed_rounds) + ")";
-    v.next_step = "reseat or replace the cable between " + pair + " and read its port counters";
+    if (every) {
+      v.summary = pair + " failed " + ChecksText(ps) + " in every round (" +
+                  std::to_string(worst.attempts) + " of " + std::to_string(worst.attempts) + ")";
+      v.next_step = "check the cable, switch ports and routes between " + pair;
+    } else {
+      v.summary = pair + " " + ChecksText(ps) + " failed " +
+                  std::to_string(worst.failures + worst.hangs) + " of " +
+                  std::to_string(worst.attempts) + " (" + PercentText(worst.rate) + ", " +
+                  RoundsText(worst.failed_rounds) + ")";
+      v.next_step = "reseat or replace the cable between " + pair + " and read its port counters";
+    }
     out.push_back(std::move(v));
   }
 }

@@ -105,6 +105,25 @@ TEST(BurnInVerdicts, APairFailingInSomeRoundsIsFlakyWithItsRateAndRounds) {
   EXPECT_EQ(BurnInExitCode(vs), kExitOk);
 }
 
+TEST(BurnInVerdicts, ALossyLinkFailingEveryPortIsOneVerdictNamingItsChecks) {
+  BurnInSummary s = Simulated(6, 20, [](const std::string& a, const std::string& b, int r) {
+    return a == "n2" && b == "n5" && r > 10;
+  });
+  std::vector<PairRate> more;
+  for (const char* port : {"tcp/22", "tcp/41000"}) {
+    for (PairRate p : s.pairs) {
+      p.check = port;
+      more.push_back(p);
+    }
+  }
+  s.pairs.insert(s.pairs.end(), more.begin(), more.end());
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
+  EXPECT_EQ(vs[0].evidence["checks"].size(), 3u);
+  EXPECT_NE(vs[0].summary.find("tcp/29500, tcp/22 and 1 more"), std::string::npos)
+      << vs[0].summary;
+}
+
 TEST(BurnInVerdicts, APairFailingEveryRoundIsABadLink) {
   BurnInSummary s = Simulated(6, 20, [](const std::string& a, const std::string& b, int) {
     return a == "n1" && b == "n3";
