@@ -1,10 +1,13 @@
 #include "orchestrator/history_command.h"
 
+#include "orchestrator/burnin/burnin_command.h"
+
 #include <fstream>
 #include <optional>
 
 #include "common/outcome.h"
 #include "orchestrator/analysis/analysis.h"
+#include "orchestrator/burnin/burnin_command.h"
 #include "orchestrator/diff.h"
 #include "orchestrator/run/run_lock.h"
 #include "orchestrator/store/run_data.h"
@@ -81,7 +84,11 @@ int ReportCommand(const ReportOptions& o) {
     ao.baseline = &*baseline;
   }
   auto verdicts = Analyze(*data, ao);
-  if (!o.html_path.empty() && !WriteFile(o.html_path, RenderHtml(*data, verdicts), o.err)) {
+  std::optional<BurnInSummary> burnin = StoredBurnIn(**store, data->run, data->NodeNames());
+  HtmlOptions html;
+  html.burnin = burnin ? &*burnin : nullptr;
+  if (!o.html_path.empty() &&
+      !WriteFile(o.html_path, RenderHtml(*data, verdicts, html), o.err)) {
     return kExitUsage;
   }
   if (!o.junit_path.empty() && !WriteFile(o.junit_path, RenderJunit(*data), o.err)) {

@@ -112,6 +112,20 @@ int FailuresSoFar(Store& store, int64_t run_id) {
   }));
 }
 
+BurnInSummary SummaryOf(Store& store, int64_t run_id, const BurnInState& state,
+                        const std::vector<std::string>& nodes) {
+  BurnInRounds in;
+  in.nodes = nodes;
+  auto node_results = store.GetRoundNodeResults(run_id);
+  auto pair_results = store.GetRoundPairResults(run_id);
+  if (node_results.ok()) in.node_results = std::move(*node_results);
+  if (pair_results.ok()) in.pair_results = std::move(*pair_results);
+  in.round_end_s = state.round_end_s;
+  in.rounds_planned = state.limit.rounds.value_or(0);
+  in.max_failure_rate = state.max_failure_rate;
+  return BurnInSummaryOf(in);
+}
+
 class BurnIn {
  public:
   BurnIn(BurnInState state, std::FILE* err) : state_(std::move(state)), err_(err) {}
@@ -183,17 +197,9 @@ class BurnIn {
 
   int Judge(StageContext& ctx) {
     Store& store = ctx.store();
-    BurnInRounds in;
-    in.nodes.clear();
-    for (const Node& n : ctx.inventory().nodes) in.nodes.push_back(n.name);
-    auto nodes = store.GetRoundNodeResults(ctx.run_id());
-    auto pairs = store.GetRoundPairResults(ctx.run_id());
-    if (nodes.ok()) in.node_results = std::move(*nodes);
-    if (pairs.ok()) in.pair_results = std::move(*pairs);
-    in.round_end_s = state_.round_end_s;
-    in.rounds_planned = state_.limit.rounds.value_or(0);
-    in.max_failure_rate = state_.max_failure_rate;
-    summary_ = BurnInSummaryOf(in);
+    std::vector<std::string> names;
+    for (const Node& n : ctx.inventory().nodes) names.push_back(n.name);
+    summary_ = SummaryOf(store, ctx.run_id(), state_, names);
     verdicts_ = BurnInVerdicts(summary_);
     for (const Verdict& v : verdicts_) {
       Status s = store.AddVerdict(ctx.run_id(), v);
@@ -209,6 +215,14 @@ class BurnIn {
 };
 
 }  // namespace
+
+std::optional<BurnInSummary> StoredBurnIn(Store& store, const RunRecord& run,
+                                          const std::vector<std::string>& nodes) {
+  if (!run.meta.contains("burnin") || !run.meta["burnin"].is_object()) return std::nullopt;
+  BurnInSummary s = SummaryOf(store, run.id, BurnInState::FromJson(run.meta["burnin"]), nodes);
+  BurnInVerdicts(s);  // judges each pair's outcome; the verdicts are stored already
+  return s;
+}
 
 Result<double> ParseBurnInDuration(const std::string& text) {
   if (text.empty()) return Status::BadArgument("--for: empty duration");

@@ -15,6 +15,8 @@
 #include <string>
 
 #include "common/status.h"
+#include "orchestrator/burnin/burnin_summary.h"
+#include "orchestrator/store/store.h"
 #include "orchestrator/run_command.h"
 
 namespace cc {
@@ -27,6 +29,11 @@ struct BurnInOptions {
 };
 
 int RunBurnIn(BurnInOptions options);
+
+// The figures of a stored burn-in (run meta "burnin"), its pair outcomes
+// judged; nullopt for a run that was not one.
+std::optional<BurnInSummary> StoredBurnIn(Store& store, const RunRecord& run,
+                                          const std::vector<std::string>& nodes);
 
 // "2h", "90m", "45s", "1h30m", "600" (seconds). kBadArgument otherwise.
 Result<double> ParseBurnInDuration(const std::string& text);
