@@ -150,6 +150,17 @@ class BurnIn {
         store.DeleteRoundsFrom(ctx.run_id(), round);
         break;
       }
+      if (TestedNothing(store, ctx.run_id(), round)) {
+        // Every looped stage skipped (no GPU, fewer than two usable nodes):
+        // looping on would "pass" thousands of empty rounds.
+        skip_message_ = "round " + std::to_string(round) + " tested no pair (" +
+                        SkipReasons(store, ctx.run_id()) +
+                        "): nothing to burn in, the burn-in stopped";
+        store.DeleteRoundsFrom(ctx.run_id(), round);
+        ctx.Record(NodeCheck("burnin", "*", "rounds", Outcome::kSkip, skip_message_));
+        tested_nothing_ = true;
+        break;
+      }
       state_.rounds_done = round;
       state_.round_end_s[round] = elapsed();
       store.SetRunMeta(ctx.run_id(), "burnin", state_.ToJson());
@@ -159,6 +170,10 @@ class BurnIn {
 
   // RunHooks::after_report.
   void Report(std::FILE* out) const {
+    if (tested_nothing_) {
+      std::fprintf(out, "\nburn-in: skip: %s\n", skip_message_.c_str());
+      return;
+    }
     int pass = 0, flaky = 0, fail = 0;
     for (const PairRate& p : summary_.pairs) {
       pass += p.outcome == Outcome::kPass;
@@ -205,13 +220,38 @@ class BurnIn {
       Status s = store.AddVerdict(ctx.run_id(), v);
       if (!s.ok()) std::fprintf(err_, "clustercheck: store: %s\n", s.ToString().c_str());
     }
+    if (tested_nothing_) return kExitUnjudgeable;
     return BurnInExitCode(verdicts_);
+  }
+
+  static bool TestedNothing(Store& store, int64_t run_id, int round) {
+    auto rs = store.GetRoundPairResults(run_id);
+    if (!rs.ok()) return false;
+    return std::none_of(rs->begin(), rs->end(), [&](const PairResult& r) {
+      return r.round == round && r.outcome != Outcome::kSkip;
+    });
+  }
+
+  // The looped stages' own skip messages of the last round ("nccl: no
+  // node has a usable GPU ..."), for the operator.
+  static std::string SkipReasons(Store& store, int64_t run_id) {
+    auto rs = store.GetRoundNodeResults(run_id);
+    std::string out;
+    if (!rs.ok()) return out;
+    for (const NodeResult& r : *rs) {
+      if (r.outcome != Outcome::kSkip || !IsLoopStage(r.stage)) continue;
+      std::string line = r.stage + ": " + r.message;
+      if (out.find(line) == std::string::npos) out += (out.empty() ? "" : "; ") + line;
+    }
+    return out.empty() ? "every looped stage skipped" : out;
   }
 
   BurnInState state_;
   std::FILE* err_;
   BurnInSummary summary_;
   std::vector<Verdict> verdicts_;
+  bool tested_nothing_ = false;
+  std::string skip_message_;
 };
 
 }  // namespace

@@ -34,7 +34,7 @@ DEST=${OUT:-$TMP}
   done
   echo '[stages]'; echo 'run = ["facts", "health", "nccl"]'
   echo '[stages.nccl]'
-  echo 'sizes = "64M,256M"'
+  echo 'sizes = ["64M", "256M"]'
   echo 'dtypes = ["float", "bf16", "half"]'
   echo 'check_iters = 5'
 } >"$TMP/inv.toml"
@@ -42,7 +42,7 @@ cat "$TMP/inv.toml"
 echo "== clustercheck burnin --for $DURATION"
 "$CC" burnin "$TMP/inv.toml" --for "$DURATION" --db "$TMP/cc.db" >"$TMP/out.txt" 2>"$TMP/err.txt"
 rc=$?
-cat "$TMP/out.txt"
+cat "$TMP/out.txt"; [ "$rc" = 2 ] && cat "$TMP/err.txt"
 grep "burn-in round" "$TMP/err.txt" | sed -n '1p;$p'
 echo "== exit $rc"
 "$CC" report --db "$TMP/cc.db" --html "$DEST/burnin.html" >/dev/null 2>&1 && echo "HTML: $DEST/burnin.html ($(wc -c <"$DEST/burnin.html") bytes)"
