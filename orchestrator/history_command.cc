@@ -1,13 +1,13 @@
 #include "orchestrator/history_command.h"
 
-#include "orchestrator/burnin/burnin_command.h"
-
+#include <algorithm>
 #include <fstream>
 #include <optional>
 
 #include "common/outcome.h"
 #include "orchestrator/analysis/analysis.h"
 #include "orchestrator/burnin/burnin_command.h"
+#include "orchestrator/burnin/burnin_diff.h"
 #include "orchestrator/diff.h"
 #include "orchestrator/run/run_lock.h"
 #include "orchestrator/store/run_data.h"
@@ -87,8 +87,7 @@ int ReportCommand(const ReportOptions& o) {
   std::optional<BurnInSummary> burnin = StoredBurnIn(**store, data->run, data->NodeNames());
   HtmlOptions html;
   html.burnin = burnin ? &*burnin : nullptr;
-  if (!o.html_path.empty() &&
-      !WriteFile(o.html_path, RenderHtml(*data, verdicts, html), o.err)) {
+  if (!o.html_path.empty() && !WriteFile(o.html_path, RenderHtml(*data, verdicts, html), o.err)) {
     return kExitUsage;
   }
   if (!o.junit_path.empty() && !WriteFile(o.junit_path, RenderJunit(*data), o.err)) {
@@ -145,6 +144,22 @@ int DiffCommand(const DiffCommandOptions& o) {
   if (!a.ok()) return kExitUsage;
   auto b = Load(**store, o.b, o.err);
   if (!b.ok()) return kExitUsage;
+  // Two burn-ins are compared by rate, not by single outcomes.
+  std::optional<BurnInSummary> burn_a = StoredBurnIn(**store, a->run, a->NodeNames());
+  std::optional<BurnInSummary> burn_b = StoredBurnIn(**store, b->run, b->NodeNames());
+  if (burn_a && burn_b) {
+    std::vector<RateChange> changes = DiffBurnInRates(*burn_a, *burn_b);
+    if (o.json) {
+      std::fprintf(o.out, "%s\n", BurnInDiffToJson(changes).dump(2).c_str());
+    } else {
+      std::fprintf(o.out, "%s", RenderBurnInDiff(changes).c_str());
+    }
+    bool worse = std::any_of(changes.begin(), changes.end(), [](const RateChange& c) {
+      return c.kind == RateChange::Kind::kWorse ||
+             (c.kind == RateChange::Kind::kNew && c.failures_after > 0);
+    });
+    return worse ? kExitFailed : kExitOk;
+  }
   DiffOptions dopt;
   dopt.tolerance = o.tolerance;
   RunDiff diff = DiffRuns(*a, *b, dopt);

@@ -300,7 +300,7 @@ int RunClusterCheck(const RunOptions& o) {
     return kExitUsage;
   }
   auto run_id = o.hooks.resume_run ? ResumeRunRecord(**store, o.hooks.resume_run, *inv)
-                                    : BeginRunRecord(**store, o, *inv, stages, rerun_meta);
+                                   : BeginRunRecord(**store, o, *inv, stages, rerun_meta);
   if (!run_id.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", run_id.status().ToString().c_str());
     return kExitUsage;
@@ -325,9 +325,8 @@ int RunClusterCheck(const RunOptions& o) {
   (*store)->SetRunMeta(*run_id, "bytes_pushed", fleet.bytes_pushed());
   bool enough = EnoughToJudge(fleet.Usable().size(), inv->nodes.size());
   if (enough) RunStages(ctx, stages);
-  int asked = enough && o.hooks.after_stages && !InterruptFlag().load()
-                  ? o.hooks.after_stages(ctx)
-                  : -1;
+  int asked =
+      enough && o.hooks.after_stages && !InterruptFlag().load() ? o.hooks.after_stages(ctx) : -1;
   fleet.CloseAll();
   std::string status;
   int exit_code = ExitCodeOf(ctx, enough, &status);

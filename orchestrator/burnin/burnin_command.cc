@@ -75,8 +75,8 @@ std::vector<std::string> UsableNames(Fleet& fleet) {
 // iteration unless the inventory says otherwise.
 Inventory RoundInventory(const Inventory& base, bool whole_cluster) {
   Inventory inv = base;
-  ApplySettingOverride(inv, whole_cluster ? R"(nccl.phases=["pairs","cluster"])"
-                                          : R"(nccl.phases=["pairs"])");
+  ApplySettingOverride(
+      inv, whole_cluster ? R"(nccl.phases=["pairs","cluster"])" : R"(nccl.phases=["pairs"])");
   if (!base.StageSettings("nccl").contains("check_iters")) {
     ApplySettingOverride(inv, "nccl.check_iters=" + std::to_string(kBurnInCheckIters));
   }
@@ -107,9 +107,8 @@ void SampleHealth(StageContext& ctx) {
 int FailuresSoFar(Store& store, int64_t run_id) {
   auto rs = store.GetRoundPairResults(run_id);
   if (!rs.ok()) return 0;
-  return static_cast<int>(std::count_if(rs->begin(), rs->end(), [](const PairResult& r) {
-    return IsFailOrHang(r.outcome);
-  }));
+  return static_cast<int>(std::count_if(
+      rs->begin(), rs->end(), [](const PairResult& r) { return IsFailOrHang(r.outcome); }));
 }
 
 BurnInSummary SummaryOf(Store& store, int64_t run_id, const BurnInState& state,
@@ -140,8 +139,7 @@ class BurnIn {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     for (int round = state_.rounds_done + 1;
-         BurnInMayStartRound(state_.limit, round, elapsed()) && !InterruptFlag().load();
-         ++round) {
+         BurnInMayStartRound(state_.limit, round, elapsed()) && !InterruptFlag().load(); ++round) {
       ctx.progress().Note("burn-in " + BurnInProgressLine(state_.limit, round, elapsed(),
                                                           FailuresSoFar(store, ctx.run_id())));
       RunRound(ctx, round);
@@ -177,7 +175,8 @@ class BurnIn {
     int pass = 0, flaky = 0, fail = 0;
     for (const PairRate& p : summary_.pairs) {
       pass += p.outcome == Outcome::kPass;
-      flaky += p.outcome == Outcome::kWarn || (p.outcome == Outcome::kFail && p.failures + p.hangs < p.attempts);
+      flaky += p.outcome == Outcome::kWarn ||
+               (p.outcome == Outcome::kFail && p.failures + p.hangs < p.attempts);
       fail += p.outcome == Outcome::kFail && p.failures + p.hangs == p.attempts;
     }
     std::fprintf(out,
@@ -309,8 +308,7 @@ int RunBurnIn(BurnInOptions o) {
     auto store = Store::Open(o.run.db_path.empty() ? DefaultStorePath() : o.run.db_path);
     auto run = store.ok() ? (*store)->GetRun(o.resume) : Result<RunRecord>(store.status());
     if (!run.ok() || !run->meta.contains("burnin")) {
-      std::fprintf(o.run.err, "clustercheck: --resume %lld: %s\n",
-                   static_cast<long long>(o.resume),
+      std::fprintf(o.run.err, "clustercheck: --resume %lld: %s\n", static_cast<long long>(o.resume),
                    run.ok() ? "that run is not a burn-in" : run.status().ToString().c_str());
       return kExitUsage;
     }

@@ -16,8 +16,8 @@
 
 #include "common/status.h"
 #include "orchestrator/burnin/burnin_summary.h"
-#include "orchestrator/store/store.h"
 #include "orchestrator/run_command.h"
+#include "orchestrator/store/store.h"
 
 namespace cc {
 

@@ -33,8 +33,7 @@ std::optional<int> BurnInRoundsPlanned(const BurnInLimit& limit, int rounds_done
   if (limit.seconds && rounds_done > 0 && elapsed_s > 0) {
     double per_round = elapsed_s / rounds_done;
     // Rounds start while time is left, so the last one may end past it.
-    by_time = std::max(rounds_done,
-                       static_cast<int>(std::ceil(*limit.seconds / per_round - 1e-9)));
+    by_time = std::max(rounds_done, static_cast<int>(std::ceil(*limit.seconds / per_round - 1e-9)));
   }
   if (limit.rounds && by_time) return std::min(*limit.rounds, *by_time);
   if (limit.rounds) return limit.rounds;

@@ -40,13 +40,11 @@ bool BurnInMayStartRound(const BurnInLimit& limit, int next_round, double elapse
 
 // Seconds still to go after `rounds_done` rounds in `elapsed_s`, from the
 // mean round so far; nullopt before the first round ends.
-std::optional<double> BurnInEtaSeconds(const BurnInLimit& limit, int rounds_done,
-                                       double elapsed_s);
+std::optional<double> BurnInEtaSeconds(const BurnInLimit& limit, int rounds_done, double elapsed_s);
 
 // Rounds planned: the round limit, or the rounds that fit in the time at
 // the mean pace so far; nullopt when neither is known yet.
-std::optional<int> BurnInRoundsPlanned(const BurnInLimit& limit, int rounds_done,
-                                       double elapsed_s);
+std::optional<int> BurnInRoundsPlanned(const BurnInLimit& limit, int rounds_done, double elapsed_s);
 
 // "round 4 of 20, 12 min elapsed, about 48 min to go, 3 failures so far"
 std::string BurnInProgressLine(const BurnInLimit& limit, int round, double elapsed_s,

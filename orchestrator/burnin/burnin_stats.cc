@@ -177,8 +177,8 @@ json HealthSampleOf(const json& health_reply) {
   const json ib = health_reply.value("ib", json());
   if (ib.is_object() && ib.contains("ports") && ib["ports"].is_array()) {
     for (const json& p : ib["ports"]) {
-      std::string port = p.value("device", std::string("?")) + "/" +
-                         std::to_string(p.value("port", 0));
+      std::string port =
+          p.value("device", std::string("?")) + "/" + std::to_string(p.value("port", 0));
       if (!p.contains("counters") || !p["counters"].is_object()) continue;
       for (const auto& [name, v] : p["counters"].items()) {
         if (v.is_number()) sample["counters"][port + " " + name] = v;

@@ -24,10 +24,10 @@
 namespace cc {
 
 struct BurnInRounds {
-  std::vector<std::string> nodes;          // inventory order
-  std::vector<NodeResult> node_results;    // round >= 1
-  std::vector<PairResult> pair_results;    // round >= 1
-  std::map<int, double> round_end_s;       // round -> seconds since the start at its end
+  std::vector<std::string> nodes;        // inventory order
+  std::vector<NodeResult> node_results;  // round >= 1
+  std::vector<PairResult> pair_results;  // round >= 1
+  std::map<int, double> round_end_s;     // round -> seconds since the start at its end
   int rounds_planned = 0;
   double max_failure_rate = 0;
 };

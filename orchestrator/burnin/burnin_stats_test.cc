@@ -26,9 +26,9 @@ TEST(BurnInStats, DirectionsFoldIntoOneAttemptPerRoundInInventoryOrder) {
   in.nodes = {"b", "a", "c"};
   in.round_end_s = {{1, 60}, {2, 120}, {3, 180}};
   in.pair_results = {
-      Pair("a", "b", 1, Outcome::kPass), Pair("b", "a", 1, Outcome::kPass),
-      Pair("a", "b", 2, Outcome::kPass), Pair("b", "a", 2, Outcome::kFail),
-      Pair("a", "b", 3, Outcome::kHang), Pair("b", "a", 3, Outcome::kSkip),
+      Pair("a", "b", 1, Outcome::kPass),  Pair("b", "a", 1, Outcome::kPass),
+      Pair("a", "b", 2, Outcome::kPass),  Pair("b", "a", 2, Outcome::kFail),
+      Pair("a", "b", 3, Outcome::kHang),  Pair("b", "a", 3, Outcome::kSkip),
       Pair("c", "a", 3, Outcome::kError),
   };
   BurnInSummary s = BurnInSummaryOf(in);
@@ -66,17 +66,17 @@ TEST(BurnInStats, BusbwPerRoundIsTheSlowerDirectionWithMinMedianMax) {
 }
 
 TEST(BurnInStats, HealthSamplesBecomeGpuSeriesAndCountersPerHour) {
-  json reply = {{"gpu",
-                 {{"gpus",
-                   {{{"index", 0},
-                     {"temperature_c", 41},
-                     {"power_w", 120.5},
-                     {"clock_event_reasons", 1},
-                     {"clocks_mhz", {{"sm", 1980}, {"mem", 2619}, {"sm_max", 1980}}},
-                     {"uuid", "GPU-x"}}}}}},
-                {"ib",
-                 {{"ports",
-                   {{{"device", "mlx5_0"}, {"port", 1}, {"counters", {{"symbol_error", 5}}}}}}}}};
+  json reply = {
+      {"gpu",
+       {{"gpus",
+         {{{"index", 0},
+           {"temperature_c", 41},
+           {"power_w", 120.5},
+           {"clock_event_reasons", 1},
+           {"clocks_mhz", {{"sm", 1980}, {"mem", 2619}, {"sm_max", 1980}}},
+           {"uuid", "GPU-x"}}}}}},
+      {"ib",
+       {{"ports", {{{"device", "mlx5_0"}, {"port", 1}, {"counters", {{"symbol_error", 5}}}}}}}}};
   json sample = HealthSampleOf(reply);
   EXPECT_EQ(sample["counters"]["mlx5_0/1 symbol_error"], 5);
   EXPECT_FALSE(sample["gpus"][0].contains("uuid")) << "a sample keeps only what changes";

@@ -20,7 +20,7 @@ struct PairRate {
   int attempts = 0;   // results of the pair and check, one per round met
   int failures = 0;   // `fail` results (hangs counted apart)
   int hangs = 0;
-  double rate = 0;  // (failures + hangs) / attempts; 0 when no attempt
+  double rate = 0;                 // (failures + hangs) / attempts; 0 when no attempt
   std::vector<int> rounds;         // every round it was tested in, ascending
   std::vector<int> failed_rounds;  // rounds whose result was fail or hang, ascending
   // Value per round tested (busbw GB/s for nccl), in round order; empty

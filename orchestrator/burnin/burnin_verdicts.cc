@@ -34,10 +34,14 @@ Verdict BurnInVerdict(const std::string& kind, Outcome severity, const std::stri
 }
 
 json PairEvidence(const PairRate& p) {
-  return {{"pair", {p.a, p.b}},         {"attempts", p.attempts},
-          {"failures", p.failures},     {"hangs", p.hangs},
-          {"rate", p.rate},             {"failed_rounds", p.failed_rounds},
-          {"first_failure", p.first_failure()}, {"last_failure", p.last_failure()}};
+  return {{"pair", {p.a, p.b}},
+          {"attempts", p.attempts},
+          {"failures", p.failures},
+          {"hangs", p.hangs},
+          {"rate", p.rate},
+          {"failed_rounds", p.failed_rounds},
+          {"first_failure", p.first_failure()},
+          {"last_failure", p.last_failure()}};
 }
 
 // The peer's alibi: with nodes other than `node`, for the stage and check
@@ -107,7 +111,8 @@ void NodeVerdicts(BurnInSummary& s, std::vector<Verdict>& out, std::set<const Pa
       v.summary = node + " fails " + key.second + " with every peer from round " +
                   std::to_string(first) + " on (" + std::to_string(failed) +
                   " pairs; its peers pass with others)";
-      v.next_step = "drain " + node + " and check its " + key.first + " path (NIC, cable, firewall)";
+      v.next_step =
+          "drain " + node + " and check its " + key.first + " path (NIC, cable, firewall)";
       out.push_back(std::move(v));
     }
   }
@@ -138,8 +143,9 @@ void PairVerdicts(BurnInSummary& s, std::vector<Verdict>& out,
   }
   for (const auto& key : order) {
     const std::vector<const PairRate*>& ps = groups[key];
-    const PairRate& worst = **std::max_element(
-        ps.begin(), ps.end(), [](const PairRate* x, const PairRate* y) { return x->rate < y->rate; });
+    const PairRate& worst =
+        **std::max_element(ps.begin(), ps.end(),
+                           [](const PairRate* x, const PairRate* y) { return x->rate < y->rate; });
     bool every = std::get<3>(key);
     std::string pair = worst.a + " and " + worst.b;
     Verdict v = BurnInVerdict(every ? "bad-link" : "flaky", every ? Outcome::kFail : worst.outcome,
@@ -183,7 +189,8 @@ void CounterVerdicts(const BurnInSummary& s, std::vector<Verdict>& out) {
     v.summary = c.node + " " + c.counter + " keeps rising: +" + rate + " per hour (" +
                 std::to_string(rises) + " of " + std::to_string(c.points.size() - 1) +
                 " intervals)";
-    v.next_step = "read " + c.counter + " on " + c.node + " again and replace the part if it climbs";
+    v.next_step =
+        "read " + c.counter + " on " + c.node + " again and replace the part if it climbs";
     out.push_back(std::move(v));
   }
 }
@@ -235,7 +242,8 @@ void GpuVerdictsOfOne(const std::string& node, int gpu, const std::vector<const 
   std::snprintf(text, sizeof text, " SM clock fell from %.0f to %.0f MHz from round %d on",
                 early_level, *busy.back()->sm_clock_mhz, busy[drop_from]->round);
   v.summary = name + text;
-  v.next_step = "read the clock event reasons of " + name + " under load (nvidia-smi -q -d PERFORMANCE)";
+  v.next_step =
+      "read the clock event reasons of " + name + " under load (nvidia-smi -q -d PERFORMANCE)";
   out.push_back(std::move(v));
 }
 

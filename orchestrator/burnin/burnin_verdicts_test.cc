@@ -120,8 +120,7 @@ TEST(BurnInVerdicts, ALossyLinkFailingEveryPortIsOneVerdictNamingItsChecks) {
   std::vector<Verdict> vs = BurnInVerdicts(s);
   ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
   EXPECT_EQ(vs[0].evidence["checks"].size(), 3u);
-  EXPECT_NE(vs[0].summary.find("tcp/29500, tcp/22 and 1 more"), std::string::npos)
-      << vs[0].summary;
+  EXPECT_NE(vs[0].summary.find("tcp/29500, tcp/22 and 1 more"), std::string::npos) << vs[0].summary;
 }
 
 TEST(BurnInVerdicts, APairFailingEveryRoundIsABadLink) {

@@ -199,10 +199,9 @@ std::string Stem(const std::string& path) {
 }
 
 void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err) {
-  static const std::vector<std::string> kKeys = {"name",     "transport", "ssh",
-                                                 "defaults", "groups",    "nodes",
-                                                 "expect",   "stages",    "nodes_from_env",
-                                                 "burnin"};
+  static const std::vector<std::string> kKeys = {
+      "name",  "transport", "ssh",    "defaults",       "groups",
+      "nodes", "expect",    "stages", "nodes_from_env", "burnin"};
   for (auto&& [key, value] : root) {
     std::string k(key.str());
     if (k == "name") {

@@ -39,10 +39,11 @@ TEST(Inventory, UnknownTopLevelKeyIsLocatedWithAHint) {
 }
 
 TEST(Inventory, BurnInMaxFailureRateIsAShareAndLocatedWhenWrong) {
-  EXPECT_EQ(Parse(std::string(kOneNode)).burnin.max_failure_rate, 0) << "default: any failure fails";
-  EXPECT_EQ(Parse(std::string(kOneNode) + "[burnin]\nmax_failure_rate = 0.05\n")
-                .burnin.max_failure_rate,
-            0.05);
+  EXPECT_EQ(Parse(std::string(kOneNode)).burnin.max_failure_rate, 0)
+      << "default: any failure fails";
+  EXPECT_EQ(
+      Parse(std::string(kOneNode) + "[burnin]\nmax_failure_rate = 0.05\n").burnin.max_failure_rate,
+      0.05);
   EXPECT_EQ(Error(std::string(kOneNode) + "[burnin]\nmax_failure_rate = 5\n"),
             "pod.toml:4:20: burnin.max_failure_rate: expected a share from 0 to 1 (0.05 is 5 %)");
   EXPECT_EQ(Error(std::string(kOneNode) + "[burnin]\nmax_failure = 0.1\n"),

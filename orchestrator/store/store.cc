@@ -578,34 +578,30 @@ Result<PairResult> ReadPairResultRound(const Stmt& s) {
 
 Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<NodeResult>(db_,
-                               std::string(kNodeResultColumns) +
-                                   "WHERE run_id = ? AND round = 0 ORDER BY id",
-                               run_id, ReadNodeResultRound, path_, "get node results");
+  return SelectAll<NodeResult>(
+      db_, std::string(kNodeResultColumns) + "WHERE run_id = ? AND round = 0 ORDER BY id", run_id,
+      ReadNodeResultRound, path_, "get node results");
 }
 
 Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<PairResult>(db_,
-                               std::string(kPairResultColumns) +
-                                   "WHERE run_id = ? AND round = 0 ORDER BY id",
-                               run_id, ReadPairResultRound, path_, "get pair results");
+  return SelectAll<PairResult>(
+      db_, std::string(kPairResultColumns) + "WHERE run_id = ? AND round = 0 ORDER BY id", run_id,
+      ReadPairResultRound, path_, "get pair results");
 }
 
 Result<std::vector<NodeResult>> Store::GetRoundNodeResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<NodeResult>(db_,
-                               std::string(kNodeResultColumns) +
-                                   "WHERE run_id = ? AND round >= 1 ORDER BY id",
-                               run_id, ReadNodeResultRound, path_, "get round node results");
+  return SelectAll<NodeResult>(
+      db_, std::string(kNodeResultColumns) + "WHERE run_id = ? AND round >= 1 ORDER BY id", run_id,
+      ReadNodeResultRound, path_, "get round node results");
 }
 
 Result<std::vector<PairResult>> Store::GetRoundPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<PairResult>(db_,
-                               std::string(kPairResultColumns) +
-                                   "WHERE run_id = ? AND round >= 1 ORDER BY id",
-                               run_id, ReadPairResultRound, path_, "get round pair results");
+  return SelectAll<PairResult>(
+      db_, std::string(kPairResultColumns) + "WHERE run_id = ? AND round >= 1 ORDER BY id", run_id,
+      ReadPairResultRound, path_, "get round pair results");
 }
 
 Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {

@@ -153,6 +153,17 @@ expect "round 0 once: the resume replaced it" 6 \
 expect "the healthy burn-in names nothing" "" \
   "select group_concat(kind) from verdicts where run_id=3 and round=0 and severity not in ('pass','skip')"
 
+# --- the report and the diff of burn-ins ---------------------------------
+"$CC" report 1 --db "$DB" --html "$dir/run1.html" >/dev/null 2>&1 || not_ok "report 1 --html exited $?"
+grep -q 'id="burnin"' "$dir/run1.html" && ok "the HTML page has its burn-in section" ||
+  not_ok "the HTML page has its burn-in section"
+"$CC" diff 3 1 --db "$DB" >"$dir/diff.out" 2>&1
+rc=$?
+sed 's/^/  > /' "$dir/diff.out" | head -4
+[ "$rc" = 1 ] && grep -q "worse  ports tcp/29500 node2 <-> node5" "$dir/diff.out" &&
+  ok "diff of the healthy burn-in and the flaky one: node2-node5 worse by rate, exit 1" ||
+  not_ok "diff by rate names node2-node5 worse and exits 1 (exit $rc)"
+
 if ! cluster_test_finish; then
   for id in 1 2 3; do echo "# run $id verdicts:"; verdicts_of "$id" | sed 's/^/  /'; done
   tail -20 "$dir/run1.err"

@@ -26,6 +26,8 @@ fi
 [ -x "$CC" ] && [ -x "$BIN/clustercheck-agent" ] || { echo "FAIL: $BIN lacks the binaries"; exit 1; }
 TMP=$(mktemp -d)
 DEST=${OUT:-$TMP}
+NO_GPU=0
+gpu_present || NO_GPU=1
 {
   echo 'name = "gpu-burnin"'; echo 'transport = "local"'
   for i in 1 2 3 4; do
@@ -39,6 +41,17 @@ DEST=${OUT:-$TMP}
   echo 'check_iters = 5'
 } >"$TMP/inv.toml"
 cat "$TMP/inv.toml"
+if [ "$NO_GPU" = 1 ]; then
+  # Without a GPU the NCCL-only burn-in must stop as skip (exit 3) with the
+  # reason, never loop empty rounds that pass.
+  "$CC" burnin "$TMP/inv.toml" --for 5s --db "$TMP/cc.db" >"$TMP/out.txt" 2>"$TMP/err.txt"
+  rc=$?
+  grep "burn-in: skip" "$TMP/out.txt"
+  rm -rf "$TMP"
+  [ "$rc" = 3 ] && exit 77
+  echo "FAIL: without a GPU the burn-in exited $rc, not 3 (skip)"
+  exit 1
+fi
 echo "== clustercheck burnin --for $DURATION"
 "$CC" burnin "$TMP/inv.toml" --for "$DURATION" --db "$TMP/cc.db" >"$TMP/out.txt" 2>"$TMP/err.txt"
 rc=$?
@@ -62,16 +75,16 @@ print("== busbw (GB/s) per round and pair, float at the largest size")
 rows = db.execute("select round, src, dst, check_name, outcome, value, evidence from pair_results "
                   "where run_id=1 and stage='nccl' and round>0 order by round, id").fetchall()
 checked = mism = 0
-for rnd, src, dst, check, outcome, value, ev in rows:
+for rnd, src, dst, chk, outcome, value, ev in rows:
     e = json.loads(ev)
     for s in e.get("sizes", []):
         checked += s.get("checked_iters", 0) or 0
         mism += s.get("check_mismatches", 0) or 0
-    if check == "allreduce":
+    if chk == "allreduce":
         print(f"  round {rnd:3d} t={ends.get(rnd, 0):6.0f}s {src}-{dst} {outcome:5s} {value if value is not None else '-'}")
 by_check = {}
-for rnd, src, dst, check, outcome, value, ev in rows:
-    if value is not None: by_check.setdefault(check, []).append(value)
+for rnd, src, dst, chk, outcome, value, ev in rows:
+    if value is not None: by_check.setdefault(chk, []).append(value)
 for c, v in sorted(by_check.items()):
     v.sort(); print(f"  {c}: n={len(v)} min {v[0]:.2f} median {v[len(v)//2]:.2f} max {v[-1]:.2f}")
 print("== GPU per round (sim1's sample: the one H200)")
