@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -16,6 +17,9 @@ constexpr uint64_t kNvmlGpuIdle = 0x1;
 constexpr uint64_t kNvmlSwThermalSlowdown = 0x20;
 constexpr uint64_t kNvmlHwThermalSlowdown = 0x40;
 constexpr double kClockDropShare = 0.85;
+// A pair's busbw falling by more than this share, early half to late, is
+// a degradation (run-to-run noise on the H200 over NET/Socket was ~7 %).
+constexpr double kDegradeShare = 0.2;
 
 bool Failed(const PairRate& p) { return p.failures + p.hangs > 0; }
 bool FailedEveryRound(const PairRate& p) {
@@ -113,6 +117,83 @@ void NodeVerdicts(BurnInSummary& s, std::vector<Verdict>& out, std::set<const Pa
                   " pairs; its peers pass with others)";
       v.next_step =
           "drain " + node + " and check its " + key.first + " path (NIC, cable, firewall)";
+      out.push_back(std::move(v));
+    }
+  }
+}
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// A pair's value (busbw) over its rounds: the median of its later half
+// against the median of its earlier half; nullopt with fewer than two.
+std::optional<std::pair<double, double>> EarlyAndLate(const PairRate& p) {
+  if (p.values.size() < 2) return std::nullopt;
+  size_t half = p.values.size() / 2;
+  std::vector<double> early, late;
+  for (size_t i = 0; i < p.values.size(); ++i) {
+    (i < half ? early : late).push_back(p.values[i].value);
+  }
+  return std::make_pair(MedianOf(early), MedianOf(late));
+}
+
+bool Degraded(const PairRate& p) {
+  auto el = EarlyAndLate(p);
+  return el && el->first > 0 && el->second < (1 - kDegradeShare) * el->first;
+}
+
+// The trend rule for bandwidth: a node whose pairs with every peer (at
+// least two) lose more than kDegradeShare of their busbw from the earlier
+// half of the burn-in to the later, while each of those peers keeps its
+// busbw with the other nodes, is the cause. A warning: nothing failed yet.
+void DegradingNodeVerdicts(const BurnInSummary& s, std::vector<Verdict>& out) {
+  std::map<std::pair<std::string, std::string>, std::vector<const PairRate*>> by_check;
+  for (const PairRate& p : s.pairs) {
+    if (p.values.size() >= 2) by_check[{p.stage, p.check}].push_back(&p);
+  }
+  for (const auto& [key, rates] : by_check) {
+    for (const std::string& node : s.nodes) {
+      std::vector<const PairRate*> mine;
+      for (const PairRate* p : rates) {
+        if (p->a == node || p->b == node) mine.push_back(p);
+      }
+      if (mine.size() < 2 ||
+          !std::all_of(mine.begin(), mine.end(), [](const PairRate* p) { return Degraded(*p); })) {
+        continue;
+      }
+      bool alibis = std::all_of(mine.begin(), mine.end(), [&](const PairRate* p) {
+        const std::string& peer = p->a == node ? p->b : p->a;
+        bool other = false;
+        for (const PairRate* q : rates) {
+          if ((q->a != peer && q->b != peer) || q->a == node || q->b == node) continue;
+          if (Degraded(*q)) return false;
+          other = true;
+        }
+        return other;
+      });
+      if (!alibis) continue;
+      Verdict v = BurnInVerdict("bad-node", Outcome::kWarn, key.first, key.second);
+      v.nodes = {node};
+      v.evidence["stage_kind"] = "degrading";
+      v.evidence["degrade_share"] = kDegradeShare;
+      double worst = 1;
+      for (const PairRate* p : mine) {
+        auto el = EarlyAndLate(*p);
+        v.pairs.push_back({p->a, p->b});
+        v.evidence["pairs"].push_back(
+            {{"pair", {p->a, p->b}}, {"early_median", el->first}, {"late_median", el->second}});
+        worst = std::min(worst, el->second / el->first);
+      }
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    " loses busbw with every peer over the burn-in (%zu pairs, down to %.0f%% of "
+                    "their early median; its peers keep theirs with others)",
+                    mine.size(), worst * 100);
+      v.summary = node + " " + key.second + text;
+      v.next_step = "check " + node + "'s NIC, PCIe link and cooling before it fails";
       out.push_back(std::move(v));
     }
   }
@@ -274,6 +355,7 @@ std::vector<Verdict> BurnInVerdicts(BurnInSummary& s) {
   std::vector<Verdict> out;
   std::set<const PairRate*> named;
   NodeVerdicts(s, out, named);
+  DegradingNodeVerdicts(s, out);
   PairVerdicts(s, out, named);
   CounterVerdicts(s, out);
   GpuVerdicts(s, out);

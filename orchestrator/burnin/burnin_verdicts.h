@@ -12,6 +12,10 @@
 //     least two different peers failed, every attempt of its pairs from
 //     that round on failed, and each of those peers passed with some other
 //     node in the same rounds. Its pairs are then not also named one by one.
+//   - The same for bandwidth: a node whose pairs with every peer (at least
+//     two) lose over 20% of their busbw from the burn-in's earlier half to
+//     its later one, while its peers keep theirs with others, is named
+//     (`bad-node`, a warning: nothing failed yet).
 //   - A counter that rose in at least two of the intervals between rounds
 //     is named with its delta per hour (`unhealthy`, a warning).
 //   - A GPU whose SM clock, while busy, falls below 85% of its early level

@@ -164,6 +164,49 @@ TEST(BurnInVerdicts, TwoBadPairsSharingANodeWithoutATrendStayPairs) {
   for (const Verdict& v : vs) EXPECT_NE(v.kind, "bad-node") << v.summary;
 }
 
+// busbw per round: 100 GB/s, but pairs with `slow` from round `from` on
+// fall to `to`; `noise` alternates +-5 % on every pair.
+void AddBusbw(BurnInSummary& s, const std::string& slow, int from, double to) {
+  for (PairRate& p : s.pairs) {
+    p.stage = "nccl";
+    p.check = "allreduce";
+    for (int r : p.rounds) {
+      bool down = (p.a == slow || p.b == slow) && r >= from;
+      double noise = r % 2 ? 1.05 : 0.95;
+      p.values.push_back({r, r * 60.0, (down ? to : 100) * noise});
+    }
+  }
+}
+
+TEST(BurnInVerdicts, ANodeWhosePairsAllLoseBandwidthIsNamedAsAWarning) {
+  BurnInSummary s = Simulated(6, 20, [](auto&, auto&, int) { return false; });
+  AddBusbw(s, "n3", 8, 60);
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
+  EXPECT_EQ(vs[0].kind, "bad-node");
+  EXPECT_EQ(vs[0].severity, Outcome::kWarn);
+  EXPECT_EQ(vs[0].nodes, (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(vs[0].evidence["stage_kind"], "degrading");
+  EXPECT_NE(vs[0].summary.find("down to 6"), std::string::npos) << vs[0].summary;  // 60 of ~100
+}
+
+TEST(BurnInVerdicts, NoiseOrASmallDropNamesNoOne) {
+  BurnInSummary s = Simulated(6, 20, [](auto&, auto&, int) { return false; });
+  AddBusbw(s, "n3", 8, 85);  // 15 %: under the 20 % that counts
+  EXPECT_TRUE(BurnInVerdicts(s).empty()) << Summaries(BurnInVerdicts(s));
+  BurnInSummary healthy = Simulated(6, 20, [](auto&, auto&, int) { return false; });
+  AddBusbw(healthy, "none", 1, 0);
+  EXPECT_TRUE(BurnInVerdicts(healthy).empty());
+}
+
+TEST(BurnInVerdicts, AWholeClusterSlowingDownBlamesNoNode) {
+  BurnInSummary s = Simulated(6, 20, [](auto&, auto&, int) { return false; });
+  for (PairRate& p : s.pairs) {
+    for (int r : p.rounds) p.values.push_back({r, r * 60.0, r >= 10 ? 50.0 : 100.0});
+  }
+  for (const Verdict& v : BurnInVerdicts(s)) EXPECT_NE(v.kind, "bad-node") << v.summary;
+}
+
 TEST(BurnInVerdicts, ACounterThatKeepsMovingIsNamedPerHour) {
   BurnInSummary s;
   CounterSeries rising{"n2", "mlx5_0/1 symbol_error", {{1, 0, 5}, {2, 600, 7}, {3, 1200, 9}}, 24};

@@ -8,7 +8,10 @@
 #
 #   tests/gpu/burnin_on_gpu.sh BIN_DIR [DURATION]   (default 9m: the lent
 #                                                  machine cuts a command
-#                                                  at 10 min)
+#                                                  at 10 min; the 10m run
+#                                                  was started detached
+#                                                  (setsid nohup) in one
+#                                                  call and read in the next)
 # Prints busbw per round and pair, GPU temperature / SM clock / power per
 # round, the data checks (checked iterations, mismatches), the verdicts,
 # and writes the HTML report to $OUT (when set) or the temp dir.
