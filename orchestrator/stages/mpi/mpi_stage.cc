@@ -227,7 +227,8 @@ class MpiStage : public Stage {
     MpiRunJudgement judged = first.judgement;
     RetestCounts counts;
     Json meta = JobMeta(first);
-    if (MpiNeedsConfirmation(judged) && !InterruptFlag().load()) {
+    // A burn-in's rounds are its confirmation: one round accuses no one.
+    if (MpiNeedsConfirmation(judged) && !ctx.burnin_round() && !InterruptFlag().load()) {
       Job second = RunJob(ctx, ".retest", kRetestDeadlineFactor, true);
       if (!second.run.status.ok()) return second.run.status.WithContext(mpirun_);
       judged = MergeMpiAttempts(first.judgement, second.judgement, &counts);
