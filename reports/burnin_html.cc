@@ -9,6 +9,7 @@
 #include <sstream>
 #include <utility>
 
+#include "common/median.h"
 #include "orchestrator/burnin/burnin_text.h"
 #include "reports/escape.h"
 #include "reports/heatmap_svg.h"
@@ -252,12 +253,6 @@ void RateHeatmaps(std::ostringstream& o, const BurnInSummary& s) {
   o << "</div>\n</section>\n";
 }
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // One line per pair over time, the slowest kMostPairLines when there are
 // more (by median: a pair slow throughout, not one bad round).
 LineChart PairValuesChart(const std::vector<const PairRate*>& ps, const TimeAxis& t) {
@@ -266,7 +261,7 @@ LineChart PairValuesChart(const std::vector<const PairRate*>& ps, const TimeAxis
     if (p->values.empty()) continue;
     std::vector<double> v;
     for (const auto& pt : p->values) v.push_back(pt.value);
-    by_median.push_back({p->value_median.value_or(MedianOf(v)), p});
+    by_median.push_back({p->value_median.value_or(Median(v)), p});
   }
   std::stable_sort(by_median.begin(), by_median.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -293,7 +288,7 @@ LineChart SpreadChart(const std::vector<const PairRate*>& ps) {
   for (auto& [round, v] : by_round) {
     double x = round;
     c.series[0].points.push_back({x, *std::max_element(v.begin(), v.end())});
-    c.series[1].points.push_back({x, MedianOf(v)});
+    c.series[1].points.push_back({x, Median(v)});
     c.series[2].points.push_back({x, *std::min_element(v.begin(), v.end())});
   }
   return c;

@@ -104,11 +104,20 @@ void SampleHealth(StageContext& ctx) {
   });
 }
 
-int FailuresSoFar(Store& store, int64_t run_id) {
-  auto rs = store.GetRoundPairResults(run_id);
-  if (!rs.ok()) return 0;
-  return static_cast<int>(std::count_if(
-      rs->begin(), rs->end(), [](const PairResult& r) { return IsFailOrHang(r.outcome); }));
+// What one round's pair results say: whether it tested any pair, and how
+// many failed or hung.
+struct RoundTally {
+  bool tested = false;
+  int failures = 0;
+};
+
+RoundTally TallyOf(const std::vector<PairResult>& rs) {
+  RoundTally t;
+  for (const PairResult& r : rs) {
+    t.tested |= r.outcome != Outcome::kSkip;
+    t.failures += IsFailOrHang(r.outcome);
+  }
+  return t;
 }
 
 BurnInSummary SummaryOf(Store& store, int64_t run_id, const BurnInState& state,
@@ -138,17 +147,27 @@ class BurnIn {
     auto elapsed = [&] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
+    // One read of the rounds a resumed burn-in already has; after that
+    // each round reads only its own results.
+    int failures = 0;
+    if (state_.rounds_done > 0) {
+      auto stored = store.GetRoundPairResults(ctx.run_id());
+      if (stored.ok()) failures = TallyOf(*stored).failures;
+    }
     for (int round = state_.rounds_done + 1;
          BurnInMayStartRound(state_.limit, round, elapsed()) && !InterruptFlag().load(); ++round) {
-      ctx.progress().Note("burn-in " + BurnInProgressLine(state_.limit, round, elapsed(),
-                                                          FailuresSoFar(store, ctx.run_id())));
+      ctx.progress().Note("burn-in " +
+                          BurnInProgressLine(state_.limit, round, elapsed(), failures));
       RunRound(ctx, round);
       if (InterruptFlag().load()) {
         // A round cut by Ctrl-C is not half-counted: --resume runs it again.
         store.DeleteRoundsFrom(ctx.run_id(), round);
         break;
       }
-      if (TestedNothing(store, ctx.run_id(), round)) {
+      auto results = store.GetPairResultsOfRound(ctx.run_id(), round);
+      RoundTally tally = results.ok() ? TallyOf(*results) : RoundTally{true, 0};
+      failures += tally.failures;
+      if (!tally.tested) {
         // Every looped stage skipped (no GPU, fewer than two usable nodes):
         // looping on would "pass" thousands of empty rounds.
         skip_message_ = "round " + std::to_string(round) + " tested no pair (" +
@@ -221,14 +240,6 @@ class BurnIn {
     }
     if (tested_nothing_) return kExitUnjudgeable;
     return BurnInExitCode(verdicts_);
-  }
-
-  static bool TestedNothing(Store& store, int64_t run_id, int round) {
-    auto rs = store.GetRoundPairResults(run_id);
-    if (!rs.ok()) return false;
-    return std::none_of(rs->begin(), rs->end(), [&](const PairResult& r) {
-      return r.round == round && r.outcome != Outcome::kSkip;
-    });
   }
 
   // The looped stages' own skip messages of the last round ("nccl: no

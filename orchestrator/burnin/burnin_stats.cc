@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "common/median.h"
+
 namespace cc {
 namespace {
 
@@ -20,12 +22,6 @@ using PairKey = std::tuple<std::string, std::string, std::string, std::string>; 
 std::optional<double> Number(const json& j) {
   if (j.is_number()) return j.get<double>();
   return std::nullopt;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 double ElapsedAt(const BurnInRounds& in, int round) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/median.h"
 #include "orchestrator/burnin/burnin_text.h"
 
 namespace cc {
@@ -122,12 +123,6 @@ void NodeVerdicts(BurnInSummary& s, std::vector<Verdict>& out, std::set<const Pa
   }
 }
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // A pair's value (busbw) over its rounds: the median of its later half
 // against the median of its earlier half; nullopt with fewer than two.
 std::optional<std::pair<double, double>> EarlyAndLate(const PairRate& p) {
@@ -137,7 +132,7 @@ std::optional<std::pair<double, double>> EarlyAndLate(const PairRate& p) {
   for (size_t i = 0; i < p.values.size(); ++i) {
     (i < half ? early : late).push_back(p.values[i].value);
   }
-  return std::make_pair(MedianOf(early), MedianOf(late));
+  return std::make_pair(Median(early), Median(late));
 }
 
 bool Degraded(const PairRate& p) {

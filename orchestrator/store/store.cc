@@ -604,6 +604,15 @@ Result<std::vector<PairResult>> Store::GetRoundPairResults(int64_t run_id) {
       ReadPairResultRound, path_, "get round pair results");
 }
 
+Result<std::vector<PairResult>> Store::GetPairResultsOfRound(int64_t run_id, int round) {
+  std::lock_guard lock(mu_);
+  // The round is an int, written into the statement; run_id is bound.
+  return SelectAll<PairResult>(db_,
+                               std::string(kPairResultColumns) + "WHERE run_id = ? AND round = " +
+                                   std::to_string(std::max(round, 1)) + " ORDER BY id",
+                               run_id, ReadPairResultRound, path_, "get pair results of a round");
+}
+
 Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {
   std::lock_guard lock(mu_);
   return SelectAll<Verdict>(db_,

@@ -130,6 +130,8 @@ class Store {
   // A burn-in's rounds (round >= 1), in the order written.
   Result<std::vector<NodeResult>> GetRoundNodeResults(int64_t run_id);
   Result<std::vector<PairResult>> GetRoundPairResults(int64_t run_id);
+  // One round's pair results (round >= 1), in the order written.
+  Result<std::vector<PairResult>> GetPairResultsOfRound(int64_t run_id, int round);
   // Deletes every result and verdict of rounds >= first_round (a round
   // that did not end when a burn-in was stopped or its controller died),
   // and the burn-in's own verdicts (evidence "burnin"), which are judged
