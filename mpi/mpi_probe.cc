@@ -22,6 +22,8 @@
 //
 // Options: --allreduce-bytes N (1M) --lat-bytes N (8) --bw-bytes N (4M)
 //          --iters N (20) --warmup N (3) --timeout-s S (10)
+//          --pairs 0-3,1-2 (one round of just these rank pairs instead of
+//          every round: a burn-in round's pairing)
 // C only: the C++ bindings would need libmpi_cxx, which MPI::MPI_C lacks.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -48,6 +50,7 @@ struct Options {
   int iters = 20;
   int warmup = 3;
   double timeout_s = 10;
+  std::vector<std::pair<int, int>> pairs;  // --pairs: one round of these
 };
 
 double Now() {
@@ -87,6 +90,10 @@ bool ParseOptions(int argc, char** argv, Options* o, std::string* why) {
     }
     char* end = nullptr;
     const char* v = argv[++i];
+    if (a == "--pairs") {
+      if (!cc::ParsePairList(v, &o->pairs, why)) return false;
+      continue;
+    }
     double d = std::strtod(v, &end);
     if (end == v || *end != '\0' || d <= 0) {
       if (!(a == "--warmup" && end != v && *end == '\0' && d == 0)) {
@@ -192,7 +199,8 @@ class Probe {
   // extra round absorbs the ranks' different t0 (an allreduce that timed
   // out on some ranks only).
   void Pairs() {
-    auto rounds = cc::ProbeRounds(size_);
+    auto rounds = o_.pairs.empty() ? cc::ProbeRounds(size_)
+                                   : std::vector<std::vector<std::pair<int, int>>>{o_.pairs};
     const double t0 = Now();
     for (size_t r = 0; r < rounds.size(); ++r) {
       double deadline = t0 + static_cast<double>(r + 2) * o_.timeout_s;
@@ -201,6 +209,13 @@ class Probe {
         if (b == rank_) PingPong(static_cast<int>(r), a, false, deadline);
       }
     }
+  }
+
+  bool PairsFit() const {
+    for (auto [a, b] : o_.pairs) {
+      if (b >= size_) return false;
+    }
+    return true;
   }
 
   void Done() {
@@ -306,6 +321,11 @@ int main(int argc, char** argv) {
   // COMM_WORLD itself, not a dup: MPI_Comm_dup is a blocking collective
   // that a dead link would hang. Our tags are ours alone.
   Probe p(o, MPI_COMM_WORLD);
+  if (!p.PairsFit()) {
+    std::fprintf(stderr, "clustercheck-mpi-probe: --pairs names a rank the job does not have\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return 2;
+  }
   p.Hello();
   p.Allreduce();
   p.Pairs();

@@ -6,6 +6,8 @@
 // test (orchestrator/stages/mpi/mpi_rounds_test.cc) holds the two equal.
 #pragma once
 
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,6 +36,42 @@ inline std::vector<std::vector<std::pair<int, int>>> ProbeRounds(int n) {
     ring[1] = last;
   }
   return rounds;
+}
+
+// The probe's `--pairs 0-3,1-2`: one round of the given rank pairs, all at
+// once (a burn-in round meets only its own pairing). In every pair
+// first < second. False with the reason when the list is malformed or a
+// rank is in two pairs (a round's pairs are disjoint).
+inline bool ParsePairList(const std::string& text, std::vector<std::pair<int, int>>* out,
+                          std::string* why) {
+  out->clear();
+  std::set<int> seen;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    const std::string item = text.substr(at, comma - at);
+    const size_t dash = item.find('-');
+    auto rank = [](const std::string& s, int* r) {
+      if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+      *r = std::stoi(s);
+      return true;
+    };
+    int a = 0, b = 0;
+    if (dash == std::string::npos || !rank(item.substr(0, dash), &a) ||
+        !rank(item.substr(dash + 1), &b) || a == b) {
+      *why = "bad pair '" + item + "' in --pairs '" + text + "' (want RANK-RANK,...)";
+      return false;
+    }
+    if (!seen.insert(a).second || !seen.insert(b).second) {
+      *why = "--pairs '" + text + "': a rank in two pairs";
+      return false;
+    }
+    out->emplace_back(std::min(a, b), std::max(a, b));
+    at = comma + 1;
+  }
+  return true;
 }
 
 }  // namespace cc

@@ -19,7 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-const char* const kLoopStages[] = {"ports", "nccl", "mpi"};
+// The pair stages a burn-in runs every round, on the round's pairs.
+const char* const kLoopStages[] = {"nics", "ports", "nccl", "mpi"};
 // Extra AllReduces per size, each checked exactly, when the inventory does
 // not set nccl.check_iters: the burn-in checks the data of every iteration
 // it times.
@@ -340,13 +341,14 @@ int RunBurnIn(BurnInOptions o) {
   if (state.loop_stages.empty()) {
     std::fprintf(o.run.err,
                  "clustercheck: burnin: the inventory enables none of the pair stages "
-                 "(ports, nccl, mpi) that a burn-in loops\n");
+                 "(nics, ports, nccl, mpi) that a burn-in loops\n");
     return kExitUsage;
   }
-  // Round 0: every asked stage but the looped ones.
+  // Round 0: every asked stage but the looped ones, except nics, whose
+  // choice of network (from every pair) the later stages and rounds use.
   std::vector<std::string> once;
   for (const std::string& s : inv->stages.empty() ? DefaultStageNames() : inv->stages) {
-    if (!IsLoopStage(s)) once.push_back(s);
+    if (!IsLoopStage(s) || s == "nics") once.push_back(s);
   }
   if (once.empty()) once.push_back("facts");
   o.run.stages = once;

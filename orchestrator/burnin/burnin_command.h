@@ -1,7 +1,8 @@
 // `clustercheck burnin INVENTORY --for 2h | --rounds N [--resume RUN]`:
-// facts, parity, health (and nics) once, then the pair stages the
-// inventory enables (ports, nccl, mpi) round after round, each round on
-// the next circle-method pairing (burnin_plan.h), a health sample of
+// facts, parity, health and nics once (nics for its choice of network),
+// then the pair stages the inventory enables (nics, ports, nccl, mpi)
+// round after round, each round on the next circle-method pairing
+// (burnin_plan.h) and only its pairs, a health sample of
 // every node after each round, all in one stored run with a round number.
 // Judged by rate at the end (burnin_verdicts.h).
 //

@@ -105,6 +105,14 @@ std::vector<Round> StageContext::PairRounds(const std::vector<std::string>& node
   return {kept};
 }
 
+bool StageContext::MeetsThisRound(const std::string& a, const std::string& b) const {
+  if (!burnin_round_) return true;
+  for (const NodePair& p : burnin_round_->pairs) {
+    if ((p.first == a && p.second == b) || (p.first == b && p.second == a)) return true;
+  }
+  return false;
+}
+
 void StageContext::InheritFrom(const StageContext& earlier) {
   auto facts = earlier.facts();
   auto choice = earlier.network_choice();

@@ -85,6 +85,9 @@ class StageContext {
   // RoundRobinRounds(nodes) in a run; in a burn-in round, that round's
   // pairs whose both nodes are among `nodes` (empty when none are).
   std::vector<Round> PairRounds(const std::vector<std::string>& nodes) const;
+  // Whether a pair stage tests a and b (either way round) now: always in a
+  // run; in a burn-in round, only when they meet in it.
+  bool MeetsThisRound(const std::string& a, const std::string& b) const;
   // Takes the facts and network choice an earlier context (the burn-in's
   // round 0) learnt, without storing them again.
   void InheritFrom(const StageContext& earlier);

@@ -79,7 +79,12 @@ TEST_F(StageContextTest, ResultsAreStampedByTheRunsClock) {
 TEST_F(StageContextTest, ABurnInRoundStampsItsNumberAndNarrowsThePairsToItsOwn) {
   std::vector<std::string> nodes = {"a", "b", "c", "d"};
   EXPECT_EQ(ctx_->PairRounds(nodes), RoundRobinRounds(nodes)) << "a run meets every pair";
+  EXPECT_TRUE(ctx_->MeetsThisRound("a", "b"));
   ctx_->SetBurnInRound(BurnInRound{.number = 7, .pairs = {{"a", "c"}, {"b", "d"}}});
+  EXPECT_TRUE(ctx_->MeetsThisRound("a", "c"));
+  EXPECT_TRUE(ctx_->MeetsThisRound("d", "b")) << "either way round";
+  EXPECT_FALSE(ctx_->MeetsThisRound("a", "b"));
+  EXPECT_FALSE(ctx_->MeetsThisRound("a", "a"));
   EXPECT_EQ(ctx_->PairRounds(nodes), (std::vector<Round>{{{"a", "c"}, {"b", "d"}}}));
   EXPECT_EQ(ctx_->PairRounds({"a", "b", "c"}), (std::vector<Round>{{{"a", "c"}}}))
       << "a pair with a node the stage cannot use is left out";

@@ -17,6 +17,11 @@
 #      no other node or pair is named.
 #   3. stop and resume: SIGINT once round 5 is stored, then --resume: 20
 #      rounds in all, none stored twice.
+#   4. every looped stage on the round's pairs: 5 rounds (one rotation of 6
+#      nodes) of nics, ports and mpi (one mpirun per round whose probe meets
+#      only the round's pairs): each stage stores exactly the round's 3 pairs
+#      in every round, the same 3 in all stages, every pair once in the
+#      rotation; the healthy burn-in names nothing.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -153,6 +158,31 @@ expect "round 0 once: the resume replaced it" 6 \
 expect "the healthy burn-in names nothing" "" \
   "select group_concat(kind) from verdicts where run_id=3 and round=0 and severity not in ('pass','skip')"
 
+# --- 4. nics, ports and mpi on the round's pairs ------------------------
+if command -v mpirun >/dev/null && [ -x "$BUILD/clustercheck-mpi-probe" ]; then
+  sed 's/^run = .*/run = ["facts", "parity", "health", "nics", "ports", "mpi"]/' "$dir/burnin.toml" >"$dir/every.toml"
+  printf '[stages.mpi]\ntimeout_s = 60\npair_timeout_s = 10\niters = 5\nmessage_size = "64K"\n' >>"$dir/every.toml"
+  "$CC" burnin "$dir/every.toml" --db "$DB" --rounds 5 >"$dir/run4.out" 2>"$dir/run4.err"
+  rc=$?
+  echo "# run 4 (nics, ports, mpi; 5 rounds) exited $rc"
+  [ "$rc" = 0 ] && ok "the healthy 5-round burn-in of nics, ports and mpi exits 0" ||
+    not_ok "the healthy nics+ports+mpi burn-in exits 0, not $rc"
+  pairs="select round, stage, min(src, dst) || '-' || max(src, dst) as p from pair_results where run_id=4 and round>0"
+  expect "nics, ports and mpi store results in each of the 5 rounds" 15 \
+    "select count(*) from (select distinct round, stage from ($pairs))"
+  expect "each stage tests exactly 3 pairs in every round" "" \
+    "select group_concat(stage || ' round ' || round || ': ' || n) from (select round, stage, count(distinct p) as n from ($pairs) group by round, stage) where n != 3"
+  expect "the 3 pairs of a round are the same in every stage" "" \
+    "select group_concat(round) from (select round, count(distinct p) as n from ($pairs) group by round) where n != 3"
+  expect "mpi met every one of the 15 pairs once in the rotation (latency and bandwidth each)" "15 30" \
+    "select count(distinct p) || ' ' || count(*) from ($pairs) where stage='mpi'"
+  expect "mpi ran in no round 0 of its own" 0 "select count(*) from pair_results where run_id=4 and round=0 and stage='mpi'"
+  expect "the healthy burn-in of every looped stage names nothing" "" \
+    "select group_concat(kind || ':' || coalesce(pairs, nodes)) from verdicts where run_id=4 and round=0 and severity not in ('pass','skip')"
+else
+  echo "# section 4 not run: no mpirun or no $BUILD/clustercheck-mpi-probe"
+fi
+
 # --- the report and the diff of burn-ins ---------------------------------
 "$CC" report 1 --db "$DB" --html "$dir/run1.html" >/dev/null 2>&1 || not_ok "report 1 --html exited $?"
 grep -q 'id="burnin"' "$dir/run1.html" && ok "the HTML page has its burn-in section" ||
@@ -165,7 +195,7 @@ sed 's/^/  > /' "$dir/diff.out" | head -4
   not_ok "diff by rate names node2-node5 worse and exits 1 (exit $rc)"
 
 if ! cluster_test_finish; then
-  for id in 1 2 3; do echo "# run $id verdicts:"; verdicts_of "$id" | sed 's/^/  /'; done
+  for id in 1 2 3 4; do echo "# run $id verdicts:"; verdicts_of "$id" | sed 's/^/  /'; done
   tail -20 "$dir/run1.err"
   exit 1
 fi

@@ -42,5 +42,16 @@ TEST(MpiProbeRounds, EveryRankPairMeetsOnceAndNoRankTwiceInARound) {
   }
 }
 
+TEST(MpiProbeRounds, APairListIsOneRoundOfDisjointRankPairs) {
+  std::vector<std::pair<int, int>> pairs;
+  std::string why;
+  ASSERT_TRUE(ParsePairList("0-3,2-1", &pairs, &why)) << why;
+  EXPECT_EQ(pairs, (std::vector<std::pair<int, int>>{{0, 3}, {1, 2}})) << "lower rank first";
+  for (const char* bad : {"", "0-3,", "0-0", "a-1", "0-3,3-1", "1", "0--1", "-1-2"}) {
+    EXPECT_FALSE(ParsePairList(bad, &pairs, &why)) << bad;
+    EXPECT_NE(why.find("--pairs"), std::string::npos) << bad << ": " << why;
+  }
+}
+
 }  // namespace
 }  // namespace cc

@@ -25,6 +25,8 @@
 // (mpi_speed.h) and called slow only when that agrees. Without mpirun (or
 // one that is not Open MPI) or without the probe, the stage is `skip` with
 // the reason.
+// In a burn-in round the probe meets only the round's pairs (--pairs), and
+// nothing is retested or measured again: the rounds are the confirmation.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -152,9 +154,11 @@ class MpiStage : public Stage {
       if (!t.empty() && t.back() == '.') t.pop_back();
       return t;
     };
-    return {"--bw-bytes",  std::to_string(s_.message_bytes),
-            "--iters",     std::to_string(s_.iters),
-            "--timeout-s", num(pair_timeout_s)};
+    std::vector<std::string> args = {"--bw-bytes",  std::to_string(s_.message_bytes),
+                                     "--iters",     std::to_string(s_.iters),
+                                     "--timeout-s", num(pair_timeout_s)};
+    if (!pair_list_.empty()) args.insert(args.end(), {"--pairs", pair_list_});
+    return args;
   }
 
   // One mpirun of the probe over `hosts` and its judgement.
@@ -183,6 +187,7 @@ class MpiStage : public Stage {
     if (!job.run.status.ok()) return job;
     MpiRunFacts& f = job.facts;
     for (const Node* n : nodes_) f.nodes.push_back(n->name);
+    f.rounds = rank_rounds_;
     f.hung = job.run.hung;
     f.cap_stop = job.run.stop == MpirunStop::kCap;
     f.stop_why = job.run.stop_why;
@@ -210,6 +215,14 @@ class MpiStage : public Stage {
   }
 
   Status Launch(StageContext& ctx) {
+    if (ctx.burnin_round() && !NarrowToRoundPairs(ctx)) {
+      for (const Node* n : nodes_) {
+        Record(ctx, n->name, "launch", Outcome::kSkip,
+               "no pair of burn-in round " + std::to_string(ctx.burnin_round()->number) +
+                   " among the usable nodes");
+      }
+      return Status::Ok();
+    }
     for (const Node* n : nodes_) {
       // The inventory's address: the one this machine's own ssh uses, whose
       // host key its known_hosts holds. The data network is for the ranks'
@@ -245,6 +258,30 @@ class MpiStage : public Stage {
     return Status::Ok();
   }
 
+  // A burn-in round's pairs as ranks (rank i is nodes_[i]): the probe meets
+  // only those (--pairs) and the judgement expects only those. False when
+  // none of the round's pairs has both nodes usable.
+  bool NarrowToRoundPairs(const StageContext& ctx) {
+    std::vector<std::string> names;
+    std::map<std::string, int> rank_of;
+    for (const Node* n : nodes_) {
+      rank_of[n->name] = static_cast<int>(names.size());
+      names.push_back(n->name);
+    }
+    Round ranks;
+    for (const Round& round : ctx.PairRounds(names)) {
+      for (const auto& [a, b] : round) {
+        int ra = std::min(rank_of[a], rank_of[b]), rb = std::max(rank_of[a], rank_of[b]);
+        ranks.push_back({std::to_string(ra), std::to_string(rb)});
+        pair_list_ +=
+            (pair_list_.empty() ? "" : ",") + ranks.back().first + "-" + ranks.back().second;
+      }
+    }
+    if (ranks.empty()) return false;
+    rank_rounds_ = {ranks};
+    return true;
+  }
+
   Json JobMeta(const Job& job) const {
     std::vector<std::string> tail = job.facts.output.other;
     if (tail.size() > 80) tail.erase(tail.begin(), tail.end() - 80);
@@ -263,6 +300,11 @@ class MpiStage : public Stage {
   Json JudgeSpeed(StageContext& ctx, std::vector<PairResult>* pairs) {
     const SpeedRule rule;
     SpeedJudgement sj = SlowSuspects(*pairs, rule);
+    if (ctx.burnin_round()) {
+      // No retest inside a round: a burn-in judges a pair across rounds.
+      for (PairResult& r : *pairs) MarkJudged(&r, sj);
+      return {{"retested", 0}, {"note", "a burn-in round: no speed retests"}};
+    }
     std::set<size_t> suspects(sj.suspects.begin(), sj.suspects.end());
     for (size_t i = 0; i < pairs->size(); ++i) {
       if (!suspects.count(i)) MarkJudged(&(*pairs)[i], sj);
@@ -425,6 +467,10 @@ class MpiStage : public Stage {
   MpiSettings s_;
   std::vector<const Node*> nodes_;
   std::vector<MpiHost> hosts_;  // nodes_ as mpirun reaches them
+  // A burn-in round's pairs: the probe's --pairs and the same by rank for
+  // the judgement. Empty in a run: every round-robin round.
+  std::string pair_list_;
+  std::vector<Round> rank_rounds_;
   // Every name a node goes by in Open MPI's messages -> its inventory name.
   std::map<std::string, std::string> aliases_;
   OobChoice oob_;

@@ -439,7 +439,7 @@ MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
   }
   std::vector<std::string> ranks;
   for (int i = 0; i < n; ++i) ranks.push_back(std::to_string(i));
-  const std::vector<Round> rounds = RoundRobinRounds(ranks);
+  const std::vector<Round> rounds = f.rounds.empty() ? RoundRobinRounds(ranks) : f.rounds;
   const RoundProgress progress =
       ProgressOf(f, rounds, missing.all_hello && missing.launch_blamed.empty());
   for (size_t r = 0; r < rounds.size(); ++r) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/run/schedule.h"
 #include "orchestrator/stages/mpi/mpi_output.h"
 #include "orchestrator/store/store.h"
 
@@ -46,6 +47,9 @@ struct MpiRunFacts {
   std::string stop_why;  // DecideMpirunStop's words; "" = the old fixed deadline
   int exit_code = 0;
   double timeout_s = 0;
+  // The probe's pairs by rank ("0", "3"), when it was given some (--pairs:
+  // a burn-in round's); empty: every round-robin round of the ranks.
+  std::vector<Round> rounds;
 };
 
 // Every node gets "launch" and "allreduce", every round-robin pair

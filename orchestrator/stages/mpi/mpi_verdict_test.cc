@@ -115,6 +115,32 @@ TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
   EXPECT_EQ(Find(j, "c", "allreduce")->outcome, Outcome::kPass);
 }
 
+TEST(JudgeMpiRun, AProbeGivenOneRoundOfPairsIsJudgedOnThoseAlone) {
+  MpiRunFacts f;
+  f.nodes = {"a", "b", "c", "d"};
+  f.rounds = {{{"0", "3"}, {"1", "2"}}};  // a burn-in round's --pairs 0-3,1-2
+  std::vector<std::string> lines;
+  for (int r = 0; r < 4; ++r) {
+    lines.push_back(R"({"type":"hello","rank":)" + std::to_string(r) + R"(,"size":4,"host":"h"})");
+    lines.push_back(R"({"type":"allreduce","rank":)" + std::to_string(r) +
+                    R"(,"ok":true,"bytes":1024,"mismatches":0,"us":5})");
+  }
+  for (const char* p : {R"("rank":0,"peer":3)", R"("rank":1,"peer":2)"}) {
+    lines.push_back(
+        std::string(R"({"type":"pair",)") + p +
+        R"(,"round":0,"ok":true,"latency_us":10,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20})");
+  }
+  f.output = ParseMpiProbeOutput(lines);
+  MpiRunJudgement j = JudgeMpiRun(f);
+  ASSERT_EQ(j.pairs.size(), 4u) << "two pairs x latency, bandwidth; the other pairs are not "
+                                   "this round's, so neither run nor `error`";
+  for (const PairResult& p : j.pairs) {
+    EXPECT_EQ(p.outcome, Outcome::kPass) << p.src << "-" << p.dst << " " << p.message;
+  }
+  EXPECT_EQ(j.pairs[0].src + j.pairs[0].dst, "ad");
+  EXPECT_EQ(j.pairs[2].src + j.pairs[2].dst, "bc");
+}
+
 TEST(JudgeMpiRun, ANodeNamedAloneFailsItsLaunchAndTheRestAreNotRun) {
   MpiRunFacts f;
   f.nodes = {"node1", "node2", "node3"};

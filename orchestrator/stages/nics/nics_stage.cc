@@ -10,6 +10,9 @@
 //      time with a longer deadline (nics_confirm.h); their counts go into
 //      the run meta ("retests.nics");
 //   4. `stop`.
+// In a burn-in round (orchestrator/burnin/) only the round's pairs are
+// probed, nothing is retested, and only the pair results are stored: the
+// choice of network stays the one round 0 made.
 // Then the pure judgement (nic_select.h), results (nics_results.h), the
 // selection in the run's meta ("nics") and, for later stages, the network
 // choice (ctx.SetNetworkChoice: NCCL env, MPI MCA, node -> address).
@@ -90,10 +93,12 @@ class NicsStage : public Stage {
     tokens_ = peers_.Tokens("clustercheck-nics " + run_token);
     for (const auto& [name, token] : tokens_) node_of_token_[token] = name;
     Listen(ctx);
-    Plan();
+    Plan(ctx);
     Probe(ctx);
     std::vector<NicProbe> first = Probes();
-    std::map<size_t, NicProbe> retests = Retest(ctx, first);
+    // A burn-in's rounds are its confirmation: one round accuses no one.
+    std::map<size_t, NicProbe> retests;
+    if (!ctx.burnin_round()) retests = Retest(ctx, first);
     peers_.Stop(ctx, kStopTimeoutS);
     ctx.progress().FinishStage();
     Judge(ctx, first, retests);
@@ -168,7 +173,7 @@ class NicsStage : public Stage {
     peers_.Listen(ctx, "nics", kListenTimeoutS, args, listening);
   }
 
-  void Plan() {
+  void Plan(const StageContext& ctx) {
     nodes_.clear();
     for (const Peer& p : peers_) nodes_.push_back(p.nics);
     // Wrong-prefix addresses are probed on the network they belong to.
@@ -191,7 +196,7 @@ class NicsStage : public Stage {
         // nodes, all at once made healthy first attempts time out).
         for (size_t k = 1; k < m; ++k) {
           const SubnetMember& dst = s.members[(i + k) % m];
-          if (dst.node == src.node) continue;
+          if (dst.node == src.node || !ctx.MeetsThisRound(src.node, dst.node)) continue;
           const Peer& to = peers_.at(dst.node);
           auto ep = to.endpoint.find(dst.addr);
           Json t = {{"node", dst.node},
@@ -367,9 +372,6 @@ class NicsStage : public Stage {
   void Judge(StageContext& ctx, const std::vector<NicProbe>& first,
              const std::map<size_t, NicProbe>& retests) {
     NicSelection sel = SelectNics(nodes_, LatestProbes(first, retests));
-    RetestCounts counts;
-    ctx.Record(ConfirmedNicsResults(first, retests, sel, &counts));
-    ctx.RecordRetests("nics", counts);
     std::vector<std::string> names;
     for (const Peer& p : peers_) {
       names.push_back(p.name);
@@ -378,6 +380,13 @@ class NicsStage : public Stage {
         Record(ctx, p.name, "stop", Outcome::kError, StopNotConfirmed(p));
       }
     }
+    if (ctx.burnin_round()) {
+      ctx.Record(NicsPairResults(first, WithRoundZeroNetwork(ctx, first, sel)));
+      return;
+    }
+    RetestCounts counts;
+    ctx.Record(ConfirmedNicsResults(first, retests, sel, &counts));
+    ctx.RecordRetests("nics", counts);
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
     Json stored = SelectionJson(sel);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
@@ -386,6 +395,24 @@ class NicsStage : public Stage {
     ctx.progress().Note("nics: " +
                         (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
+  }
+
+  // A burn-in round judges its few probes on the network round 0 chose
+  // (fail there, warn elsewhere), not on one its own probes would pick: the
+  // probe whose address is its receiver's chosen address names the subnet.
+  static NicSelection WithRoundZeroNetwork(const StageContext& ctx,
+                                           const std::vector<NicProbe>& probes, NicSelection sel) {
+    std::optional<NetworkChoice> choice = ctx.network_choice();
+    sel.subnet.reset();
+    if (!choice) return sel;
+    for (const NicProbe& p : probes) {
+      auto it = choice->address_of.find(p.dst);
+      if (it != choice->address_of.end() && it->second == p.addr) {
+        sel.subnet = p.subnet;
+        break;
+      }
+    }
+    return sel;
   }
 
   int timeout_ms_ = kDefaultTimeoutMs;

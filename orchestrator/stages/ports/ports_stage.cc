@@ -197,19 +197,10 @@ class PortsStage : public Stage {
       receivers.push_back(p.info);
     }
     plan_ = PlanProbes(senders, receivers, settings_.ports);
-    if (ctx.burnin_round()) KeepRoundPairs(ctx.burnin_round()->pairs);
+    // A burn-in round probes its own pairs, both directions, and no others.
+    std::erase_if(plan_,
+                  [&](const auto& probe) { return !ctx.MeetsThisRound(probe.src, probe.dst); });
     answers_.assign(plan_.size(), Answer{});
-  }
-
-  // A burn-in round probes its own pairs, both directions, and no others.
-  void KeepRoundPairs(const Round& pairs) {
-    auto in_round = [&](const std::string& a, const std::string& b) {
-      for (const NodePair& p : pairs) {
-        if ((p.first == a && p.second == b) || (p.first == b && p.second == a)) return true;
-      }
-      return false;
-    };
-    std::erase_if(plan_, [&](const auto& probe) { return !in_round(probe.src, probe.dst); });
   }
 
   // Phase 2's burst: `window` rounds at a time, both directions of every
