@@ -1,5 +1,8 @@
 // clustercheck-agent: pushed to every node; answers JSON lines on stdout
 // for requests on stdin (agent/protocol.h). Exits when stdin closes.
+// Started by Slurm (transport = "slurm") with --connect=HOST:PORT, it
+// dials the controller back and speaks over that connection instead
+// (agent/dial_back.h).
 #include <signal.h>
 #include <unistd.h>
 
@@ -7,22 +10,63 @@
 #include <cstdlib>
 #include <string>
 
+#include "agent/dial_back.h"
 #include "agent/serve.h"
 
 // The glibc versions this binary may need are pinned in
 // agent/glibc_floor/glibc_floor.c (linked into the agent only).
 
+namespace {
+
+// How long a dialling agent keeps trying: Slurm may start it before the
+// controller's listener is reachable through a slow network.
+constexpr double kDialTimeoutS = 30;
+
+// Who this agent is to the controller: Slurm's name for the node.
+std::string NodeName() {
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n != nullptr && *n != '\0') return n;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// The descriptor of a connection to the controller, or -1 (said on stderr).
+int DialController(const std::string& host_port) {
+  const char* secret = std::getenv(cc::kDialSecretEnv);
+  if (secret == nullptr || *secret == '\0') {
+    std::fprintf(stderr, "clustercheck-agent: --connect needs %s in the environment\n",
+                 cc::kDialSecretEnv);
+    return -1;
+  }
+  const char* slot = std::getenv(cc::kDialSlotEnv);
+  cc::DialHello hello{NodeName(), slot != nullptr && *slot != '\0' ? slot : cc::kDialMainSlot,
+                      secret};
+  // Not for the programs this agent starts.
+  unsetenv(cc::kDialSecretEnv);
+  unsetenv(cc::kDialSlotEnv);
+  std::string why;
+  int fd = cc::DialBack(host_port, hello, kDialTimeoutS, &why);
+  if (fd < 0)
+    std::fprintf(stderr, "clustercheck-agent on %s: %s\n", hello.node.c_str(), why.c_str());
+  return fd;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   cc::agent::ServeOptions options;
+  std::string connect;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--root=", 0) == 0) {
       options.root = a.substr(7);
     } else if (a.rfind("--protocol-version=", 0) == 0) {
       options.protocol_version = std::stoi(a.substr(19));
+    } else if (a.rfind("--connect=", 0) == 0) {
+      connect = a.substr(10);
     } else if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: clustercheck-agent [--root=DIR]\n"
+          "usage: clustercheck-agent [--root=DIR] [--connect=HOST:PORT]\n"
           "Reads JSON-line requests on stdin, answers on stdout; exits when\n"
           "stdin closes. Started by clustercheck, not by hand.\n");
       return 0;
@@ -34,5 +78,10 @@ int main(int argc, char** argv) {
   // A dead controller closes our stdout; writing must not kill us before we
   // see stdin's EOF and clean up listeners.
   signal(SIGPIPE, SIG_IGN);
+  if (!connect.empty()) {
+    int fd = DialController(connect);
+    if (fd < 0) return 3;
+    return cc::agent::Serve(fd, fd, options);
+  }
   return cc::agent::Serve(STDIN_FILENO, STDOUT_FILENO, options);
 }

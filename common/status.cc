@@ -28,6 +28,10 @@ const char* ErrorKindName(ErrorKind kind) {
       return "eof";
     case ErrorKind::kInterrupted:
       return "interrupted";
+    case ErrorKind::kOutOfService:
+      return "out-of-service";
+    case ErrorKind::kLauncherRefused:
+      return "launcher-refused";
     case ErrorKind::kInternal:
       return "internal";
   }

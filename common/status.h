@@ -26,6 +26,8 @@ enum class ErrorKind {
   kEof,              // a stream ended
   kInterrupted,      // SIGINT/SIGTERM
   kInternal,
+  kOutOfService,     // the site's scheduler took the node out (Slurm drain): not ours to test
+  kLauncherRefused,  // the site's launcher (srun, salloc) refused the request
 };
 
 const char* ErrorKindName(ErrorKind kind);

@@ -21,6 +21,7 @@
 #include "orchestrator/store/run_data.h"
 #include "orchestrator/transport/local_transport.h"
 #include "orchestrator/transport/shell_notice.h"
+#include "orchestrator/transport/slurm_transport.h"
 #include "orchestrator/transport/ssh_identity_check.h"
 #include "orchestrator/transport/ssh_transport.h"
 #include "reports/json_report.h"
@@ -33,6 +34,7 @@ namespace cc {
 std::unique_ptr<Transport> MakeTransport(const std::string& name) {
   if (name == "ssh") return std::make_unique<SshTransport>();
   if (name == "local") return std::make_unique<LocalTransport>();
+  if (name == "slurm") return std::make_unique<SlurmTransport>();
   return nullptr;
 }
 
@@ -219,7 +221,8 @@ Result<int64_t> ResumeRunRecord(Store& store, int64_t run_id, const Inventory& i
 FleetOptions FleetOptionsFor(const RunOptions& o, const Inventory& inv) {
   FleetOptions fo;
   fo.agent_binary = o.agent_binary.empty() ? HelperProgram("clustercheck-agent") : o.agent_binary;
-  fo.push = inv.transport != "local";
+  // Slurm copies the agent itself (sbcast), once for all nodes.
+  fo.push = inv.transport == "ssh";
   fo.fanout = o.fanout > 0 ? o.fanout : inv.ssh.fanout;
   fo.hello_timeout_s = inv.ssh.command_timeout_s;
   return fo;
@@ -316,7 +319,16 @@ int RunClusterCheck(const RunOptions& o) {
   StageContext ctx(*inv, **store, *run_id, fleet, progress);
   if (progress_out) PrintRunHeader(progress_out, *run_id, *inv, stages);
 
+  Status begun = transport->Begin(*inv, FleetOptionsFor(o, *inv).agent_binary);
+  if (!begun.ok()) {
+    std::fprintf(o.err, "clustercheck: %s: %s\n", inv->transport.c_str(), begun.ToString().c_str());
+    (*store)->FinishRun(*run_id, "aborted", kExitUsage);
+    return kExitUsage;
+  }
   Status prepared = ConnectAll(ctx, fleet, inv->nodes.size());
+  if (nlohmann::json launcher = transport->LauncherMeta(); !launcher.is_null()) {
+    (*store)->SetRunMeta(*run_id, "launcher", launcher);
+  }
   if (!prepared.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", prepared.ToString().c_str());
     (*store)->FinishRun(*run_id, "aborted", kExitUsage);

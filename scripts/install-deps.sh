@@ -10,7 +10,8 @@ PACKAGES=${CLUSTERCHECK_DEPS:-"build-essential cmake ninja-build pkg-config git
 libssh-dev libssl-dev libtomlplusplus-dev libsqlite3-dev nlohmann-json3-dev
 libcli11-dev libgtest-dev libgmock-dev help2man dpkg-dev
 openssh-server openssh-client iproute2 iptables iputils-ping procps psmisc pdsh nmap
-libopenmpi-dev openmpi-bin sqlite3 chromium libxml2-utils ccache time bc clang-format"}
+libopenmpi-dev openmpi-bin slurmctld slurmd slurm-client munge
+sqlite3 chromium libxml2-utils ccache time bc clang-format"}
 
 missing=""
 for p in $PACKAGES; do

@@ -122,6 +122,16 @@ const ConnectKind kConnectKinds[] = {
     {"timeout", "hang", "did not answer in time while the agent started",
      "log in to {} and look for what stalls (load, a hung mount, a full disk)"},
 };
+// Under transport = "slurm" Slurm launches the agents; no ssh is involved.
+const ConnectKind kSlurmConnectKinds[] = {
+    {"unreachable", "unreachable", "cannot be reached by Slurm",
+     "check {} in Slurm (scontrol show node; is its slurmd running?)"},
+    {"timeout", "hang", "did not dial back in time after srun started its agent",
+     "check {}'s slurmd log and whether it reaches this machine's dial-back address "
+     "(run meta launcher.dial_back)"},
+    {"launcher-refused", "launcher-refused", "could not be launched: Slurm refused the request",
+     "read Slurm's message in the result and fix the allocation or the [slurm] settings"},
+};
 const ConnectKind kOtherConnect = {
     "", "agent-failed", "could not start the agent",
     "run the agent by hand on {} (clustercheck-agent --version) and read its "
@@ -145,6 +155,11 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
     const ConnectKind* ck = &kOtherConnect;
     for (const auto& k : kConnectKinds) {
       if (value == k.value) ck = &k;
+    }
+    if (d.run.meta.value("transport", "") == "slurm") {
+      for (const auto& k : kSlurmConnectKinds) {
+        if (value == k.value) ck = &k;
+      }
     }
     Verdict v;
     v.kind = ck->kind;

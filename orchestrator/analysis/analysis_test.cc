@@ -106,6 +106,23 @@ TEST(Analysis, ConnectFailuresAreNamedWithTheirReason) {
   EXPECT_NE(vs[1].summary.find("host key"), std::string::npos);
 }
 
+TEST(Analysis, UnderSlurmAConnectFailureSpeaksOfSlurmNotSsh) {
+  RunData d = Cluster(3);
+  d.run.meta["transport"] = "slurm";
+  AddNode(d, "n1", "connect", "agent", Outcome::kPass, "ready");
+  AddNode(d, "n2", "connect", "agent", Outcome::kFail, "unreachable");
+  d.node_results.back().message = "connect: unreachable: down in Slurm (idle*)";
+  AddNode(d, "n3", "connect", "agent", Outcome::kSkip, "out-of-service");
+  auto vs = Analyze(d);
+  ASSERT_EQ(vs.size(), 1u) << Kinds(vs) << ": a drained node is not accused";
+  EXPECT_EQ(vs[0].kind, "unreachable");
+  EXPECT_EQ(vs[0].nodes, std::vector<std::string>{"n2"});
+  EXPECT_EQ(vs[0].summary,
+            "n2 cannot be reached by Slurm: connect: unreachable: down in Slurm (idle*)");
+  EXPECT_EQ(vs[0].next_step.find("SSH"), std::string::npos) << vs[0].next_step;
+  EXPECT_NE(vs[0].next_step.find("slurmd"), std::string::npos) << vs[0].next_step;
+}
+
 TEST(Analysis, ConnectFailuresOfSeveralNodesSayWhy) {
   RunData d = Cluster(4);
   AddNode(d, "n1", "connect", "agent", Outcome::kFail, "io");

@@ -28,10 +28,6 @@ namespace {
 // Inventories are hand-written; anything bigger is a wrong file.
 constexpr size_t kMaxInventoryBytes = 16 << 20;
 
-std::string UnknownKey(const std::string& key, const std::vector<std::string>& known) {
-  return "unknown key" + DidYouMean(key, known);
-}
-
 void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
   static const std::vector<std::string> kKeys = {
       "user",        "port",   "identity",          "host_key_policy",   "known_hosts",
@@ -200,16 +196,16 @@ std::string Stem(const std::string& path) {
 
 void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, ErrorList& err) {
   static const std::vector<std::string> kKeys = {
-      "name",  "transport", "ssh",    "defaults",       "groups",
-      "nodes", "expect",    "stages", "nodes_from_env", "burnin"};
+      "name",   "transport",      "ssh",    "defaults", "groups", "nodes", "expect",
+      "stages", "nodes_from_env", "burnin", "slurm"};
   for (auto&& [key, value] : root) {
     std::string k(key.str());
     if (k == "name") {
       if (auto s = GetString(value, k, err)) inv.name = *s;
     } else if (k == "transport") {
       std::optional<std::string> s = GetString(value, k, err);
-      if (s && *s != "ssh" && *s != "local") {
-        err.Add(value.source(), k, Shown(*s) + " is not a transport (ssh, local)");
+      if (s && *s != "ssh" && *s != "local" && *s != "slurm") {
+        err.Add(value.source(), k, Shown(*s) + " is not a transport (ssh, local, slurm)");
       } else if (s) {
         inv.transport = *s;
       }
@@ -221,6 +217,8 @@ void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, E
       if (const toml::table* t = GetTable(value, k, err)) ParseStages(*t, inv, err);
     } else if (k == "burnin") {
       if (const toml::table* t = GetTable(value, k, err)) ParseBurnIn(*t, inv.burnin, err);
+    } else if (k == "slurm") {
+      if (const toml::table* t = GetTable(value, k, err)) ParseSlurm(*t, inv.slurm, err);
     } else if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
       err.Add(key.source(), k, UnknownKey(k, kKeys));
     }

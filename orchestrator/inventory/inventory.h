@@ -2,7 +2,7 @@
 // line, column and key path, and map to exit code 2.
 //
 //   name = "pod-a"
-//   transport = "ssh"               # or "local"
+//   transport = "ssh"               # or "local", "slurm"
 //   [ssh]  user, port, identity, host_key_policy, known_hosts, fanout,
 //          connect_timeout_s, command_timeout_s, agent_dir, keepalive_s
 //   [defaults]  env = {...}, library_paths = [...], gpus = 8, python = "..."
@@ -10,6 +10,8 @@
 //   [[nodes]]   name (or hostlist), address, + any node setting
 //   [expect]    driver = "550.54.15", nccl = ">=2.18", ...
 //   [stages]    run = ["facts", "parity"]; [stages.<name>] settings
+//   [slurm]     partition, reservation, account, time_limit, srun_args,
+//               agent_path, agent_dir, listen, launch_timeout_s, ...
 #pragma once
 
 #include <functional>
@@ -60,10 +62,30 @@ struct BurnInSettings {
   double max_failure_rate = 0;
 };
 
+// [slurm]: transport = "slurm" (orchestrator/transport/slurm_transport.h).
+// Slurm starts the agents (srun) and copies them (sbcast); they dial back.
+struct SlurmSettings {
+  // For the allocation clustercheck asks for itself (outside salloc/sbatch).
+  std::string partition, reservation, account;
+  std::string time_limit = "30";       // salloc -t: minutes, or Slurm's forms
+  std::vector<std::string> srun_args;  // added to every srun
+  // A shared filesystem's agent: used where it is, nothing copied.
+  std::string agent_path;
+  // Node-local directory that sbcast copies the agent into.
+  std::string agent_dir = "/tmp";
+  // Where the agents dial back: "ADDR" or "ADDR:PORT" on this machine;
+  // "" = the address this machine reaches the first node from, any port.
+  std::string listen;
+  double launch_timeout_s = 60;      // srun start to every agent's dial-back
+  double allocation_timeout_s = 60;  // salloc --immediate
+  // Directory of salloc, srun, sbcast, scancel, sinfo, squeue ("" = PATH).
+  std::string bin_dir;
+};
+
 struct Inventory {
   std::string path;  // file it came from ("" for strings)
   std::string name;
-  std::string transport = "ssh";  // "ssh" | "local"
+  std::string transport = "ssh";  // "ssh" | "local" | "slurm"
   SshSettings ssh;
   std::vector<Node> nodes;  // in file order, expanded
   // [expect] field -> pin ("550.54.15" or ">=2.18").
@@ -74,6 +96,7 @@ struct Inventory {
   // StageSettingKeys() (stage_settings.h).
   std::map<std::string, nlohmann::json> stage_settings;
   BurnInSettings burnin;
+  SlurmSettings slurm;
   // sha256 of the file's bytes, hex (for reports and diffs).
   std::string sha256;
 

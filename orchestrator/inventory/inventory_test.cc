@@ -147,7 +147,7 @@ TEST(Inventory, NonPositiveTimeoutIsAnError) {
 
 TEST(Inventory, UnknownTransportIsAnError) {
   EXPECT_EQ(Error("transport = \"rsh\"\n" + std::string(kOneNode)),
-            "pod.toml:1:13: transport: 'rsh' is not a transport (ssh, local)");
+            "pod.toml:1:13: transport: 'rsh' is not a transport (ssh, local, slurm)");
 }
 
 TEST(Inventory, AddressOnAMultiHostEntryIsAnError) {

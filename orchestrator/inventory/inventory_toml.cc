@@ -106,6 +106,10 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 
 std::string Shown(const std::string& s) { return "'" + Escaped(Cut(s, 64)) + "'"; }
 
+std::string UnknownKey(const std::string& key, const std::vector<std::string>& known) {
+  return "unknown key" + DidYouMean(key, known);
+}
+
 std::string DidYouMean(const std::string& key, const std::vector<std::string>& known) {
   // Keys are short; anything long is not a typo of a known key.
   if (key.size() > 64) return "";

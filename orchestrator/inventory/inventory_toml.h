@@ -45,6 +45,10 @@ std::string Shown(const std::string& s);
 std::string TypeName(const toml::node& node);
 // " (did you mean 'port'?)" when `key` is a likely typo of one of `known`.
 std::string DidYouMean(const std::string& key, const std::vector<std::string>& known);
+// "unknown key" and DidYouMean's hint.
+std::string UnknownKey(const std::string& key, const std::vector<std::string>& known);
+// [slurm] (inventory_slurm.cc).
+void ParseSlurm(const toml::table& t, SlurmSettings& slurm, ErrorList& err);
 // "ssh" + "port" -> "ssh.port"; "" + "name" -> "name".
 std::string Join(const std::string& path, const std::string& key);
 

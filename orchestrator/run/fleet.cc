@@ -17,7 +17,9 @@ namespace cc {
 
 Outcome OutcomeForNodeError(const Status& s) {
   if (s.Is(ErrorKind::kTimeout)) return Outcome::kHang;
-  if (s.Is(ErrorKind::kInterrupted)) return Outcome::kError;
+  if (s.Is(ErrorKind::kInterrupted) || s.Is(ErrorKind::kLauncherRefused)) return Outcome::kError;
+  // Drained by the site: not tested, and not accused.
+  if (s.Is(ErrorKind::kOutOfService)) return Outcome::kSkip;
   return Outcome::kFail;
 }
 

@@ -58,7 +58,9 @@ struct NodeState {
 };
 
 // How a node that could not be prepared counts: a timeout is a hang, an
-// interrupt is an error, everything else a failure of that node.
+// interrupt or a launcher's refusal (srun) is an error, a node the site
+// took out of service (drained in Slurm) a skip, everything else a
+// failure of that node.
 Outcome OutcomeForNodeError(const Status& s);
 
 // Parses the machine name (uname -m spelling) out of an ELF header;

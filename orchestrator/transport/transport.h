@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,17 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual std::string name() const = 0;
+  // Before any Connect, what the transport does for the whole run at once
+  // (Slurm: the allocation, the agent's copy, one srun of every agent).
+  // Not ok only when the run cannot start at all. Default: nothing.
+  virtual Status Begin(const Inventory& inventory, const std::string& agent_binary) {
+    (void)inventory;
+    (void)agent_binary;
+    return Status::Ok();
+  }
+  // What the run records about how its agents were launched (the run's
+  // meta "launcher"); null when there is nothing to say.
+  virtual nlohmann::json LauncherMeta() const { return nullptr; }
   // Connects (and authenticates) to the node. Errors: kUnreachable,
   // kAuthFailed, kHostKeyMismatch (naming the fingerprint), kTimeout.
   virtual Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) = 0;

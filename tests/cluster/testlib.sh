@@ -12,6 +12,8 @@
 #   expect TEXT WANT SQL       the query prints WANT exactly
 #   expect_like TEXT PAT SQL   a line of the query's output matches PAT
 #   cluster_test_finish        PASS / FAIL: N checks; returns that status
+#   wait_for SECONDS CMD...    until CMD succeeds (every 0.5 s); prints the
+#                              seconds it took; 1 when SECONDS passed first
 
 : "${sc:?set sc (simcluster.sh) before sourcing testlib.sh}"
 
@@ -54,4 +56,14 @@ expect_like() {
 cluster_test_finish() {
   if [ "$failures" -eq 0 ]; then echo "PASS"; else echo "FAIL: $failures checks"; fi
   [ "$failures" -eq 0 ]
+}
+
+wait_for() {
+  local limit=$1 t0=$SECONDS
+  shift
+  until "$@" >/dev/null 2>&1; do
+    [ $((SECONDS - t0)) -lt "$limit" ] || return 1
+    sleep 0.5
+  done
+  echo $((SECONDS - t0))
 }

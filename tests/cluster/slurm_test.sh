@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2015  # `check && ok || not_ok` is intended
+# transport = "slurm" on a real Slurm (issue 14; slurmcluster.sh: one
+# slurmctld here, one slurmd per simulated node in its namespaces, a
+# node-local /var/tmp/clustercheck-local per node). 8 nodes set up as
+# healthy_test.sh sets them up (data + mgmt networks, docker0, gpus = 0):
+#   1. from a login node (no allocation): clustercheck asks salloc for the
+#      nodes, copies the agent with sbcast, starts every agent with one
+#      srun; they dial back. Every stage runs, PASS, exit 0, no verdict;
+#      the run records launcher "slurm" and the job id; afterwards squeue
+#      is empty (the allocation was given back) and no agent runs;
+#   2. inside `salloc -N8`: the same allocation is used (SLURM_JOB_ID), and
+#      the agent, already on every node, is not copied again;
+#   3. node3 drained in Slurm ("bad cable"): node3 is `skip` with Slurm's
+#      reason, nothing is accused, exit 0;
+#   4. node5's slurmd stopped: once Slurm sees it not responding, node5 is
+#      named (its connect fails with Slurm's state), exit 1;
+#   5. Ctrl-C while the agents run: exit 130, squeue empty, no agent left.
+# ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
+set -u
+BUILD=$(cd "${1:?build dir}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+sc=$here/simcluster.sh
+slc=$here/slurmcluster.sh
+CC=$BUILD/clustercheck
+
+# shellcheck source=tests/cluster/testlib.sh
+. "$here/testlib.sh"
+for p in slurmctld slurmd srun sbcast salloc munged; do
+  if ! PATH=$PATH:/usr/sbin command -v "$p" >/dev/null; then
+    echo "skip: $p is not installed (scripts/install-deps.sh)"; exit 77
+  fi
+done
+command -v jq >/dev/null || { echo "skip: no jq"; exit 77; }
+[ -x "$CC" ] || { echo "FAIL: no $CC"; exit 1; }
+cluster_test_start sl slurm
+cluster_test_cleanup() { "$slc" down >/dev/null 2>&1; }
+
+indent() { sed 's/^/  | /'; }
+node_state() { timeout 20 sinfo -h -n "$1" -o '%T'; }
+not_responding() { case $(node_state "$1") in *'*') return 0 ;; *) return 1 ;; esac; }
+queue_empty() { [ -z "$(timeout 20 squeue -h)" ]; }
+agents_left() { pgrep -f "[c]lustercheck-agent-.*--connect=" >/dev/null; }
+no_agents() { ! agents_left; }
+
+start=$SECONDS
+"$slc" up 8 --nics 2 --mtu-data 9000 --ssh-nic 1 --docker0 --known-hosts inventory --gpus 0 \
+  --base auto >"$dir/up.log" 2>&1 || { indent <"$dir/up.log"; echo "FAIL: slurmcluster up"; exit 1; }
+echo "# Slurm up on 8 nodes in $((SECONDS - start)) s"
+set -a
+# shellcheck disable=SC1091
+. "$dir/slurm/env"
+set +a
+
+# The simulated cluster's inventory, launched by Slurm instead of ssh.
+# The agents get a home of their own: every simulated node shares this
+# machine's /root, whose login files (pyenv's rehash lock) would make eight
+# login shells at once wait on each other.
+mkdir -p "$dir/home"
+sed -e 's/^transport = .*/transport = "slurm"/' \
+  -e "/^\[defaults\]/a env = { HOME = \"$dir/home\" }" "$dir/inventory.toml" >"$dir/slurm.toml"
+cat >>"$dir/slurm.toml" <<TOML
+
+[slurm]
+agent_dir = "$SLURMCLUSTER_LOCAL"
+time_limit = "10"
+
+[stages.mpi]
+iters = 5
+message_size = "64K"
+TOML
+run() {  # RUN_NAME ARGS...: one clustercheck run; its exit status in $rc
+  local name=$1 t0=$SECONDS
+  shift
+  "$CC" run "$dir/slurm.toml" --db "$DB" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
+  rc=$?
+  echo "# $name exited $rc after $((SECONDS - t0)) s"
+}
+
+# --- 1. healthy, from a login node -------------------------------------
+run healthy
+sed 's/^/  > /' "$dir/healthy.out" | head -20
+[ "$rc" = 0 ] && head -1 "$dir/healthy.out" | grep -q '^PASS' && ok "8 healthy nodes through Slurm: PASS, exit 0" ||
+  { not_ok "8 healthy nodes through Slurm: PASS, exit 0 (exit $rc)"; tail -20 "$dir/healthy.err" | indent; }
+expect "every stage ran" "connect facts health mpi nccl nics parity ports" \
+  "select group_concat(stage, ' ') from (select distinct stage from node_results where run_id=1 order by stage)"
+expect "every agent dialled back" "pass|8" \
+  "select outcome, count(*) from node_results where run_id=1 and stage='connect' and check_name='agent' group by 1"
+"$CC" report 1 --db "$DB" --json >"$dir/r1.json" 2>/dev/null
+expect "no verdict" "" "select '$(jq -r '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | .kind] | join(",")' "$dir/r1.json")'"
+expect "no result is fail, warn, error or hang" "" \
+  "select group_concat(distinct stage || '/' || check_name) from (select stage, check_name, outcome from node_results where run_id=1 union all select stage, check_name, outcome from pair_results where run_id=1) where outcome in ('fail','warn','error','hang')"
+expect "the run records its launcher, its own allocation and the copy" "slurm|1|8" \
+  "select json_extract(meta, '\$.launcher.launcher'), json_extract(meta, '\$.launcher.allocated_by_clustercheck'), json_extract(meta, '\$.launcher.agent_copied_to') from runs where id=1"
+job1=$(q "select json_extract(meta, '\$.launcher.job_id') from runs where id=1")
+[ -n "$job1" ] && ok "with the Slurm job id ($job1)" || not_ok "no job id in the run's meta"
+grep -q "asking for one: salloc --no-shell" "$dir/healthy.err" && ok "it says it asks salloc for the allocation" ||
+  not_ok "no word of the salloc"
+wait_for 20 queue_empty >/dev/null && ok "the allocation was given back: squeue is empty" ||
+  { not_ok "squeue is not empty after the run"; timeout 20 squeue | indent; }
+! agents_left && ok "no agent is left running" || not_ok "agents left running: $(pgrep -af clustercheck-agent)"
+
+# --- 2. inside salloc ---------------------------------------------------
+t0=$SECONDS
+timeout 300 salloc -N8 -J outer sh -c "'$CC' run '$dir/slurm.toml' --db '$DB' --stages facts,parity,nics,ports; echo \"inner exit \$? job \$SLURM_JOB_ID\"" \
+  >"$dir/inside.out" 2>"$dir/inside.err"
+echo "# run inside salloc ended after $((SECONDS - t0)) s: $(tail -1 "$dir/inside.out")"
+inner=$(tail -1 "$dir/inside.out")
+[ "${inner%% job*}" = "inner exit 0" ] && ok "inside salloc: PASS, exit 0" ||
+  { not_ok "inside salloc: $inner"; tail -20 "$dir/inside.err" | indent; }
+expect "it used the allocation it ran in and copied nothing" "slurm|0|0|${inner##* job }" \
+  "select json_extract(meta, '\$.launcher.launcher'), json_extract(meta, '\$.launcher.allocated_by_clustercheck'), json_extract(meta, '\$.launcher.agent_copied_to'), json_extract(meta, '\$.launcher.job_id') from runs where id=2"
+"$CC" report 2 --db "$DB" --json >"$dir/r2.json" 2>/dev/null
+expect "and nothing is accused" "" "select '$(jq -r '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | .kind] | join(",")' "$dir/r2.json")'"
+
+# --- 3. a drained node ----------------------------------------------------
+"$slc" fault node3 drain "bad cable" >/dev/null 2>&1 || not_ok "drain node3"
+run drained --stages facts,parity
+[ "$rc" = 0 ] && ok "with node3 drained: exit 0" || { not_ok "with node3 drained: exit $rc"; indent <"$dir/drained.out"; }
+expect "node3 is skip with Slurm's reason" "skip|connect: out-of-service: drained in Slurm (drained): bad cable" \
+  "select outcome, message from node_results where run_id=3 and stage='connect' and node='node3'"
+"$CC" report 3 --db "$DB" --json >"$dir/r3.json" 2>/dev/null
+expect "nothing is accused" "" "select '$(jq -r '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | .kind] | join(",")' "$dir/r3.json")'"
+"$slc" fault node3 resume >/dev/null 2>&1 || not_ok "resume node3"
+
+# --- 4. a node whose slurmd is down ---------------------------------------
+"$slc" fault node5 slurmd-stop >/dev/null 2>&1 || not_ok "slurmd-stop node5"
+wait_for 60 not_responding node5 >/dev/null || not_ok "node5 not seen as not responding by Slurm"
+run slurmd_down --stages facts,parity
+[ "$rc" = 1 ] && ok "with node5's slurmd down: exit 1" || not_ok "with node5's slurmd down: exit $rc"
+expect_like "node5 fails to connect, in Slurm's words" "^fail|connect: unreachable: down in Slurm" \
+  "select outcome || '|' || message from node_results where run_id=4 and stage='connect' and node='node5'"
+"$CC" report 4 --db "$DB" --json >"$dir/r4.json" 2>/dev/null
+named=$(jq -r '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | "\(.kind) \(.nodes | join(","))"] | join("; ")' "$dir/r4.json")
+echo "# verdicts: $named"
+[ "$named" = "unreachable node5" ] && ok "node5 is named, and no other node" || not_ok "node5 alone is named, not: $named"
+jq -r '.verdicts[0].summary' "$dir/r4.json" | grep -q "cannot be reached by Slurm" && ok "in Slurm's terms, not ssh's" ||
+  not_ok "the verdict speaks of Slurm: $(jq -r '.verdicts[0].summary' "$dir/r4.json")"
+"$slc" fault node5 slurmd-start >/dev/null 2>&1 || not_ok "slurmd-start node5"
+wait_for 60 queue_empty >/dev/null || true
+
+# --- 5. Ctrl-C --------------------------------------------------------------
+"$CC" run "$dir/slurm.toml" --db "$DB" --stages sleep --set sleep.seconds=120 >"$dir/int.out" 2>"$dir/int.err" &
+pid=$!
+wait_for 60 agents_left >/dev/null || not_ok "the agents did not start"
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" = 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit $rc"
+wait_for 30 queue_empty >/dev/null && ok "Ctrl-C leaves no job in squeue" ||
+  { not_ok "Ctrl-C left jobs in squeue"; timeout 20 squeue | indent; }
+wait_for 10 no_agents >/dev/null && ok "and no agent running" ||
+  not_ok "agents left after Ctrl-C: $(pgrep -af clustercheck-agent)"
+
+if ! cluster_test_finish; then
+  for f in healthy inside drained slurmd_down int; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
+  exit 1
+fi
