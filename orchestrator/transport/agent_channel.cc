@@ -51,6 +51,9 @@ Result<Json> AgentChannel::NextMessage(Deadline deadline, std::string* raw) {
     }
     if (line.status().Is(ErrorKind::kTimeout)) {
       if (deadline.Passed()) return line.status();
+      // Before the slice ended: the process's own verdict (Slurm ended its
+      // step at the time limit: socket_process.h), not the end of our wait.
+      if (!slice.Passed()) return Describe(line.status());
       continue;
     }
     if (line.status().Is(ErrorKind::kEof)) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "agent/dial_back.h"
+#include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/transport/socket_process.h"
 
 namespace cc {
@@ -126,6 +127,18 @@ TEST(SocketProcess, AConnectionSlurmEndedAtItsTimeLimitIsATimeoutNotACrash) {
   EXPECT_THAT(line.status().message(), HasSubstr("Slurm ended it"));
   EXPECT_THAT(line.status().message(), HasSubstr("DUE TO TIME LIMIT"));
   EXPECT_EQ(SlurmTimeLimitLine("srun: error: node2: task 0: Exited with exit code 1\n"), "");
+}
+
+TEST(SocketProcess, AnAgentChannelHearsTheTimeLimitAtOnceNotAtItsDeadline) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  close(sv[1]);
+  AgentChannel ch(std::make_unique<SocketProcess>(
+      sv[0], "node2's agent", nullptr, [] { return TimeLimitedLauncher().StderrSoFar(); }));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto hello = ch.ReadHello(Deadline::InSeconds(30));
+  EXPECT_TRUE(hello.status().Is(ErrorKind::kTimeout)) << hello.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
 }  // namespace

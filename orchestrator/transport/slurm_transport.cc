@@ -102,8 +102,8 @@ class SlurmConnection : public Connection {
   Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
     if (main_fd_ >= 0) {
       int fd = std::exchange(main_fd_, -1);
-      return std::unique_ptr<RemoteProcess>(
-          std::make_unique<SocketProcess>(fd, node_.name + "'s agent", nullptr));
+      return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
+          fd, node_.name + "'s agent", nullptr, [this] { return transport_.MainSrunSaid(); }));
     }
     return transport_.StartStep(node_, cmd, deadline);
   }
@@ -379,6 +379,11 @@ Result<std::unique_ptr<RemoteProcess>> SlurmTransport::StartStep(const Node& nod
       return why;
     }
   }
+}
+
+std::string SlurmTransport::MainSrunSaid() {
+  std::lock_guard<std::mutex> lock(srun_mu_);
+  return main_srun_ ? main_srun_->StderrSoFar() : "";
 }
 
 void SlurmTransport::End() {

@@ -49,6 +49,9 @@ class SlurmTransport : public Transport {
   // line as the fleet gives it (argv[0] is replaced by the node's copy).
   Result<std::unique_ptr<RemoteProcess>> StartStep(const Node& node, const CommandLine& cmd,
                                                    Deadline deadline);
+  // What the srun that started every node's first agent said on stderr
+  // so far (Slurm's reason when a step ended).
+  std::string MainSrunSaid();
   // Stops every srun and gives our allocation back. Idempotent.
   void End();
 

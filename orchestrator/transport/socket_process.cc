@@ -15,6 +15,8 @@ namespace {
 
 constexpr size_t kMaxLine = 16 * 1024 * 1024;
 constexpr int kSliceMs = 200;
+// How long a closed connection waits for its launcher's last words.
+constexpr int kLauncherWordsMs = 3000;
 
 int ClampMs(long long ms) { return static_cast<int>(std::clamp<long long>(ms, 0, kSliceMs)); }
 
@@ -31,8 +33,12 @@ std::string SlurmTimeLimitLine(const std::string& text) {
   return "";
 }
 
-SocketProcess::SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher)
-    : fd_(fd), name_(std::move(name)), launcher_(std::move(launcher)) {}
+SocketProcess::SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher,
+                             std::function<std::string()> launcher_said)
+    : fd_(fd),
+      name_(std::move(name)),
+      launcher_(std::move(launcher)),
+      launcher_said_(std::move(launcher_said)) {}
 
 SocketProcess::~SocketProcess() { Kill(); }
 
@@ -105,15 +111,30 @@ void SocketProcess::Pump(int ms) {
 }
 
 Status SocketProcess::EndOfStream(const std::string& what) {
+  if (!end_) end_ = WhyItEnded(what);
+  return *end_;
+}
+
+Status SocketProcess::WhyItEnded(const std::string& what) {
   // Slurm's own words for why, when it killed the step at its time limit.
+  // The connection may close before srun has printed them: a launcher gets
+  // a moment to say so.
   std::string limit = SlurmTimeLimitLine(StderrSoFar());
+  for (int i = 0; limit.empty() && (launcher_ || launcher_said_) && i * kSliceMs < kLauncherWordsMs;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSliceMs));
+    limit = SlurmTimeLimitLine(StderrSoFar());
+  }
   if (!limit.empty()) return Status::Timeout(name_ + ": Slurm ended it: " + limit);
   std::string err = StderrSoFar();
   if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
   return Status::Eof(name_ + ": " + what + (err.empty() ? "" : "; stderr: " + err));
 }
 
-std::string SocketProcess::StderrSoFar() { return launcher_ ? launcher_->StderrSoFar() : ""; }
+std::string SocketProcess::StderrSoFar() {
+  if (launcher_) return launcher_->StderrSoFar();
+  return launcher_said_ ? launcher_said_() : "";
+}
 
 Result<int> SocketProcess::Wait(Deadline deadline) {
   if (launcher_) {

@@ -7,7 +7,9 @@
 // end into kTimeout, so the stage records a `hang` and not a crash.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "orchestrator/transport/transport.h"
@@ -16,8 +18,11 @@ namespace cc {
 
 class SocketProcess : public RemoteProcess {
  public:
-  // Takes `fd`. `name` is for messages ("gpu3's agent").
-  SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher);
+  // Takes `fd`. `name` is for messages ("gpu3's agent"). Without a
+  // launcher of its own (the agents one srun started on every node),
+  // `launcher_said` (may be empty) gives that shared srun's stderr.
+  SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher,
+                std::function<std::string()> launcher_said = {});
   ~SocketProcess() override;
 
   Status WriteStdin(std::string_view data, Deadline deadline) override;
@@ -32,13 +37,17 @@ class SocketProcess : public RemoteProcess {
  private:
   // Waits up to `ms` for data and appends it; closes at EOF.
   void Pump(int ms);
+  // Why the stream ended, worked out once (it may wait for srun's words).
   Status EndOfStream(const std::string& what);
+  Status WhyItEnded(const std::string& what);
 
   int fd_;
   std::string name_;
   std::unique_ptr<RemoteProcess> launcher_;
+  std::function<std::string()> launcher_said_;
   std::string buf_;
   bool eof_ = false;
+  std::optional<Status> end_;
   bool write_closed_ = false;
 };
 

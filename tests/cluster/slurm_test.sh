@@ -15,7 +15,10 @@
 #      reason, nothing is accused, exit 0;
 #   4. node5's slurmd stopped: once Slurm sees it not responding, node5 is
 #      named (its connect fails with Slurm's state), exit 1;
-#   5. Ctrl-C while the agents run: exit 130, squeue empty, no agent left.
+#   5. Ctrl-C while the agents run: exit 130, squeue empty, no agent left;
+#   6. a one-minute allocation whose agents are kept busy longer: Slurm
+#      ends the steps at the time limit, and each node's work is a `hang`
+#      quoting Slurm.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -153,7 +156,22 @@ wait_for 30 queue_empty >/dev/null && ok "Ctrl-C leaves no job in squeue" ||
 wait_for 10 no_agents >/dev/null && ok "and no agent running" ||
   not_ok "agents left after Ctrl-C: $(pgrep -af clustercheck-agent)"
 
+# --- 6. a step Slurm ends at its time limit ---------------------------------
+# An allocation of one minute, agents kept busy for longer: Slurm cancels
+# them "DUE TO TIME LIMIT", which is a hang of each node's work, not a crash.
+sed 's/^time_limit = .*/time_limit = "1"/' "$dir/slurm.toml" >"$dir/short.toml"
+t0=$SECONDS
+"$CC" run "$dir/short.toml" --db "$DB" --stages sleep --set sleep.seconds=240 >"$dir/short.out" 2>"$dir/short.err"
+rc=$?
+echo "# the 1-minute allocation's run exited $rc after $((SECONDS - t0)) s"
+[ "$rc" = 1 ] && ok "a run whose steps Slurm ends at the time limit exits 1" || not_ok "time limit: exit $rc"
+expect "every node's work is a hang, in Slurm's words" "hang|8|8" \
+  "select outcome, count(*), sum(message like '%DUE TO TIME LIMIT%') from node_results where run_id=6 and stage='sleep' group by outcome"
+wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the time limit"
+q "select '  | ' || node || ' ' || outcome || ': ' || substr(message, 1, 200) from node_results where run_id=6 and stage='sleep' and outcome != 'hang'"
+
+
 if ! cluster_test_finish; then
-  for f in healthy inside drained slurmd_down int; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
+  for f in healthy inside drained slurmd_down int short; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
   exit 1
 fi
