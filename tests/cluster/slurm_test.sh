@@ -18,7 +18,9 @@
 #   5. Ctrl-C while the agents run: exit 130, squeue empty, no agent left;
 #   6. a one-minute allocation whose agents are kept busy longer: Slurm
 #      ends the steps at the time limit, and each node's work is a `hang`
-#      quoting Slurm.
+#      quoting Slurm;
+#   7. node2 with an environment of its own: every node's agent is then a
+#      one-task step dialling back in its own slot; PASS.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -171,7 +173,20 @@ wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_
 q "select '  | ' || node || ' ' || outcome || ': ' || substr(message, 1, 200) from node_results where run_id=6 and stage='sleep' and outcome != 'hang'"
 
 
+# --- 7. every agent a step of its own ----------------------------------------
+# node2's environment differs from the others', so no one srun can start
+# them all: each node's agent is a one-task step (srun -w NODE) that dials
+# back in its own slot, as the nccl stage's extra agents are.
+sed "/^name = \"node2\"/a env = { HOME = \"$dir/home\", CC_ONLY_NODE2 = \"1\" }" "$dir/slurm.toml" >"$dir/steps.toml"
+"$CC" run "$dir/steps.toml" --db "$DB" --stages facts,parity,ports >"$dir/steps.out" 2>"$dir/steps.err"
+rc=$?
+echo "# the run of one step per node exited $rc"
+[ "$rc" = 0 ] && ok "one step per node: PASS, exit 0" || { not_ok "one step per node: exit $rc"; indent <"$dir/steps.out"; }
+expect "every node's agent dialled back from its step" "pass|8" \
+  "select outcome, count(*) from node_results where run_id=7 and stage='connect' and check_name='agent' group by 1"
+wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the steps' run"
+
 if ! cluster_test_finish; then
-  for f in healthy inside drained slurmd_down int short; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
+  for f in healthy inside drained slurmd_down int short steps; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
   exit 1
 fi
