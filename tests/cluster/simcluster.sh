@@ -15,12 +15,17 @@
 #
 # Needs root, iproute2, openssh-server/-client, util-linux; iptables for the
 # iptables fault, iputils-ping for ping. Only 10.<B+k>.0.0/24 addresses inside
-# the namespaces (plus .254 on the bridges) and loopback are used.
+# the namespaces (plus .254 on the bridges) and loopback are used; a cluster
+# of more than 253 nodes has /23 networks instead (see ip_of).
 set -euo pipefail
 
 readonly kSshd=/usr/sbin/sshd
 readonly kSftpServer=/usr/lib/openssh/sftp-server
-readonly kPortWaitS=10
+# How long up waits for the sshds to answer: this much, plus a second per
+# kNodesPerWaitS nodes (hundreds of sshds start slowly on a small machine).
+readonly kPortWaitS=10 kNodesPerWaitS=8
+# Nodes of one /24 network (.254 is the bridge's); past it a network is a /23.
+readonly kNodesPer24=253 kMaxNodes=500
 kHere=${BASH_SOURCE[0]}
 [[ $kHere == /* ]] || kHere=$PWD/$kHere
 kHere=${kHere%/*}
@@ -30,7 +35,7 @@ usage() {
   cat <<'EOF'
 usage: simcluster.sh [OPTIONS] COMMAND ...
 commands:
-  up N                    create nodes node1..nodeN (idempotent, see README)
+  up N                    create nodes node1..nodeN, N <= 500 (idempotent, see README)
   down                    remove namespaces, bridges, veths, sshds, files
   status                  list nodes and whether their sshd answers (exit 1 if not)
   addr NODE [NIC]         print a node's address on NIC (default: the ssh NIC)
@@ -45,7 +50,8 @@ options (anywhere before a fault's WHAT; env SIMCLUSTER_DIR/_PREFIX too):
   --prefix P       name prefix, [a-z][a-z0-9]{0,7} (default cc)
   --nics K         networks per node, 1..8 (default 1): data, mgmt, net2...
   --mtu-data M     MTU of the data network (default 9000)
-  --base B|auto    network k is 10.(B+k).0.0/24 (default 42; auto = first free)
+  --base B|auto    network k is 10.(B+k).0.0/24, /23 past 253 nodes
+                   (default 42; auto = first free)
   --ssh-nic I      NIC index whose address goes into the inventory (default 0)
   --agent-dir shared|home   inventory agent_dir: DIR/agent, one directory for
                    all nodes (default), or ~/.cache/clustercheck, which is
@@ -133,7 +139,19 @@ load_config() {
 ns_of() { echo "$P-node$1"; }
 bridge_of() { echo "$P-br$1"; }
 hostveth_of() { echo "$P-$1-$2"; }      # node i, nic k: "cc-3-0"
-ip_of() { echo "10.$((BASE + $2)).0.$1"; }
+# Node i's address on network k: 10.(B+k).0.i for the first 253 nodes, then
+# 10.(B+k).1.(i-253); the bridge is 10.(B+k).0.254 (bridge_ip). Up to 253
+# nodes the network is the /24 every test was written for; past it a /23
+# (net_bits), which holds 507 addresses besides the bridge.
+ip_of() {
+  if [ "$1" -le "$kNodesPer24" ]; then
+    echo "10.$((BASE + $2)).0.$1"
+  else
+    echo "10.$((BASE + $2)).1.$(($1 - kNodesPer24))"
+  fi
+}
+bridge_ip() { echo "10.$((BASE + $1)).0.254"; }
+net_bits() { if [ "$N" -le "$kNodesPer24" ]; then echo 24; else echo 23; fi; }
 mtu_of() { if [ "$1" = 0 ]; then echo "$MTU"; else echo 1500; fi; }
 net_name() { case $1 in 0) echo data ;; 1) echo mgmt ;; *) echo "net$1" ;; esac; }
 
@@ -282,7 +300,8 @@ ssh_answers() {
 # Waits until each listed node answers over its ssh NIC; fails naming those
 # that do not, with the tail of their sshd log.
 wait_sshd() {
-  local deadline=$((SECONDS + kPortWaitS)) pending=("$@") left i
+  local wait_s=$((kPortWaitS + $# / kNodesPerWaitS))
+  local deadline=$((SECONDS + wait_s)) pending=("$@") left i
   while [ "${#pending[@]}" -gt 0 ]; do
     left=()
     for i in "${pending[@]}"; do
@@ -292,7 +311,7 @@ wait_sshd() {
     [ "${#pending[@]}" -eq 0 ] && return 0
     if [ "$SECONDS" -ge "$deadline" ]; then
       for i in "${pending[@]}"; do
-        log "node$i: sshd does not answer on $(ip_of "$i" "$SSH_NIC"):22 after ${kPortWaitS} s; log:"
+        log "node$i: sshd does not answer on $(ip_of "$i" "$SSH_NIC"):22 after ${wait_s} s; log:"
         tail -n 5 "$DIR/node$i/sshd.log" >&2 2>/dev/null || true
       done
       return 1
@@ -309,11 +328,14 @@ restart_sshd() {
 
 # ---- up / down --------------------------------------------------------------
 
-# Whether 10.b.0.0/24 is free in the root namespace (no address, no route
-# other than the default one reaches into it).
+# Whether 10.b.0.0/<net_bits> is free in the root namespace (no address, no
+# route other than the default one reaches into it).
 net_free() {
-  [ -z "$(ip -4 -o addr show to "10.$1.0.0/24" 2>/dev/null)" ] &&
-    ! ip -4 route show match "10.$1.0.1" 2>/dev/null | grep -qv '^default' 
+  local bits
+  bits=$(net_bits)
+  [ -z "$(ip -4 -o addr show to "10.$1.0.0/$bits" 2>/dev/null)" ] &&
+    ! ip -4 route show match "10.$1.0.1" 2>/dev/null | grep -qv '^default' &&
+    { [ "$bits" = 24 ] || ! ip -4 route show match "10.$1.1.1" 2>/dev/null | grep -qv '^default'; }
 }
 
 choose_base() {
@@ -324,12 +346,12 @@ choose_base() {
       for ((k = 0; k < K; k++)); do net_free $((b + k)) || { ok=0; break; }; done
       [ "$ok" = 1 ] && { BASE=$b; return 0; }
     done
-    die "no free run of $K networks in 10.42-250.0.0/24"
+    die "no free run of $K networks in 10.42-250.0.0/$(net_bits)"
   fi
   BASE=${opt_base:-42}
   is_uint "$BASE" && [ $((BASE + K - 1)) -le 254 ] || die "bad --base: $BASE"
   for ((k = 0; k < K; k++)); do
-    net_free $((BASE + k)) || die "10.$((BASE + k)).0.0/24 is already in use on this machine ($(ip -4 -o addr show to "10.$((BASE + k)).0.0/24" | awk '{print $2}' | head -1)); another simulated cluster? use --base auto or its down"
+    net_free $((BASE + k)) || die "10.$((BASE + k)).0.0/$(net_bits) is already in use on this machine ($(ip -4 -o addr show to "10.$((BASE + k)).0.0/$(net_bits)" | awk '{print $2}' | head -1)); another simulated cluster? use --base auto or its down"
   done
 }
 
@@ -361,7 +383,7 @@ cluster_healthy() {   # same shape as asked and every sshd answers
 cmd_up() {
   [ "${#args[@]}" -eq 2 ] || die "usage: simcluster.sh up N [options]"
   want_n=${args[1]} want_k=${opt_nics:-1} want_mtu=${opt_mtu:-9000} want_ssh_nic=${opt_ssh_nic:-0}
-  is_uint "$want_n" && [ "$want_n" -ge 1 ] && [ "$want_n" -le 250 ] || die "N must be 1..250: $want_n"
+  is_uint "$want_n" && [ "$want_n" -ge 1 ] && [ "$want_n" -le "$kMaxNodes" ] || die "N must be 1..$kMaxNodes: $want_n"
   is_uint "$want_k" && [ "$want_k" -ge 1 ] && [ "$want_k" -le 8 ] || die "--nics must be 1..8: $want_k"
   is_uint "$want_mtu" && [ "$want_mtu" -ge 576 ] && [ "$want_mtu" -le 65535 ] || die "bad --mtu-data: $want_mtu"
   is_uint "$want_ssh_nic" && [ "$want_ssh_nic" -lt "$want_k" ] || die "--ssh-nic must be below --nics: $want_ssh_nic"
@@ -426,7 +448,7 @@ cmd_up() {
     for ((k = 0; k < K; k++)); do
       br=$(bridge_of "$k")
       echo "link add $br mtu $(mtu_of "$k") type bridge"
-      echo "addr add $(ip_of 254 "$k")/24 dev $br"
+      echo "addr add $(bridge_ip "$k")/$(net_bits) dev $br"
       echo "link set $br up"
     done
     for ((i = 1; i <= N; i++)); do
@@ -444,7 +466,7 @@ cmd_up() {
     {
       echo "link set lo up"
       for ((k = 0; k < K; k++)); do
-        echo "addr add $(ip_of "$i" "$k")/24 dev eth$k"
+        echo "addr add $(ip_of "$i" "$k")/$(net_bits) dev eth$k"
         echo "link set eth$k up"
       done
       if [ "$DOCKER0" = 1 ]; then   # what decoy-bridge makes, from the start
@@ -469,7 +491,7 @@ cmd_up() {
   for ((i = 1; i <= N; i++)); do start_sshd "$i"; done
   write_inventory
   wait_sshd $(seq 1 "$N") || die "up failed; run: simcluster.sh down --dir $DIR"
-  log "cluster '$P' up: $N nodes, $K network(s) 10.$BASE.0.0/24..., inventory $DIR/inventory.toml"
+  log "cluster '$P' up: $N nodes, $K network(s) 10.$BASE.0.0/$(net_bits)..., inventory $DIR/inventory.toml"
 }
 
 # known_hosts: every node address on every network, or (--known-hosts
