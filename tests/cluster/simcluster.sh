@@ -22,8 +22,8 @@ set -euo pipefail
 readonly kSshd=/usr/sbin/sshd
 readonly kSftpServer=/usr/lib/openssh/sftp-server
 # How long up waits for the sshds to answer: this much, plus a second per
-# kNodesPerWaitS nodes (hundreds of sshds start slowly on a small machine).
-readonly kPortWaitS=10 kNodesPerWaitS=8
+# kNodesPerWaitS nodes (hundreds of sshds start slowly on a busy small machine).
+readonly kPortWaitS=10 kNodesPerWaitS=4
 # Nodes of one /24 network (.254 is the bridge's); past it a network is a /23.
 readonly kNodesPer24=253 kMaxNodes=500
 kHere=${BASH_SOURCE[0]}
