@@ -18,6 +18,8 @@
 # the namespaces (plus .254 on the bridges) and loopback are used; a cluster
 # of more than 253 nodes has /23 networks instead (see ip_of).
 set -euo pipefail
+# With pipefail, "cmd | grep -q" fails when grep exits at its first match and
+# cmd then dies of SIGPIPE: pipelines here grep into /dev/null instead.
 
 readonly kSshd=/usr/sbin/sshd
 readonly kSftpServer=/usr/lib/openssh/sftp-server
@@ -198,7 +200,7 @@ sshd_pid() {   # pid of node i's listening sshd, or nothing
   pid=$(cat "$d/sshd.pid" 2>/dev/null) || return 0
   is_uint "$pid" || return 0
   # Only ours: the pid file may be stale and the pid reused.
-  if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$d/sshd_config"; then
+  if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -F -- "$d/sshd_config" >/dev/null; then
     echo "$pid"
   fi
 }
@@ -334,8 +336,8 @@ net_free() {
   local bits
   bits=$(net_bits)
   [ -z "$(ip -4 -o addr show to "10.$1.0.0/$bits" 2>/dev/null)" ] &&
-    ! ip -4 route show match "10.$1.0.1" 2>/dev/null | grep -qv '^default' &&
-    { [ "$bits" = 24 ] || ! ip -4 route show match "10.$1.1.1" 2>/dev/null | grep -qv '^default'; }
+    ! ip -4 route show match "10.$1.0.1" 2>/dev/null | grep -v '^default' >/dev/null &&
+    { [ "$bits" = 24 ] || ! ip -4 route show match "10.$1.1.1" 2>/dev/null | grep -v '^default' >/dev/null; }
 }
 
 choose_base() {
@@ -361,7 +363,7 @@ allow_bridge_forwarding() {
   local br=$1
   [ "$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)" = 1 ] || return 0
   command -v iptables >/dev/null || return 0
-  iptables -S FORWARD 2>/dev/null | grep -qx -- '-P FORWARD ACCEPT' && return 0
+  iptables -S FORWARD 2>/dev/null | grep -x -- '-P FORWARD ACCEPT' >/dev/null && return 0
   iptables -I FORWARD -i "$br" -o "$br" -m comment --comment "simcluster-$P" -j ACCEPT
 }
 
@@ -371,7 +373,7 @@ cluster_healthy() {   # same shape as asked and every sshd answers
     [ "$SSH_NIC" = "$want_ssh_nic" ] && [ "$DOCKER0" = "$opt_docker0" ] || return 1
   if [ -n "$opt_base" ] && [ "$opt_base" != auto ] && [ "$opt_base" != "$BASE" ]; then return 1; fi
   for ((i = 1; i <= N; i++)); do
-    ip netns list | grep -qw -- "$(ns_of "$i")" || return 1
+    [ -e "/run/netns/$(ns_of "$i")" ] || return 1
     for ((k = 0; k < K; k++)); do
       ip link show "$(hostveth_of "$i" "$k")" >/dev/null 2>&1 || return 1
     done
@@ -620,7 +622,7 @@ cmd_status() {
     addrs=""
     for ((k = 0; k < K; k++)); do addrs+="${addrs:+,}$(ip_of "$i" "$k")"; done
     pid=$(sshd_pid "$i")
-    if ! ip netns list | grep -qw -- "$(ns_of "$i")"; then
+    if ! [ -e "/run/netns/$(ns_of "$i")" ]; then
       state="namespace missing"; bad=1
     elif ssh_answers "$(ip_of "$i" "$SSH_NIC")"; then
       state="sshd answers (pid ${pid:-?})"
@@ -701,7 +703,7 @@ fault_one() {   # node index, WHAT, args...
       ip -n "$ns" link set "eth$k" "${what#link-}"
       if [ "$what" = link-up ]; then   # return once the carrier is there
         for _ in $(seq 40); do
-          ip -n "$ns" link show "eth$k" | grep -q LOWER_UP && break
+          ip -n "$ns" link show "eth$k" | grep LOWER_UP >/dev/null && break
           sleep 0.05
         done
       fi

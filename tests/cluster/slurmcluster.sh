@@ -342,7 +342,7 @@ start_ctld() {
   setsid slurmctld -D -i -f "$S/slurm.conf" </dev/null >>"$S/ctld/slurmctld.out" 2>&1 8>&- &
   echo $! >"$S/ctld/slurmctld.run.pid"
   deadline=$((SECONDS + kCtldWaitS))
-  until sl scontrol ping 2>/dev/null | grep -q 'is UP'; do
+  until sl scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; do
     if [ "$SECONDS" -ge "$deadline" ] || [ -z "$(ctld_pid)" ]; then
       tail_logs
       die "slurmctld does not answer on $ctl_addr:$(state_get SL_PORT) within ${kCtldWaitS} s"
