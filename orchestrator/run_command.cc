@@ -1,5 +1,6 @@
 #include "orchestrator/run_command.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,7 +252,8 @@ bool EnoughToJudge(size_t usable, size_t nodes) { return usable > 0 && usable * 
 
 // Runs the stages in order until Ctrl-C; a stage that could not run is an
 // error result of its own, and the next stage still runs.
-// Stages that ran then get their AfterStages, in run order.
+// Stages that ran then get their AfterStages, in run order; the others are
+// gone by then (Stage::HasAfterStages).
 void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
   std::vector<std::unique_ptr<Stage>> ran;
   for (const auto& name : stages) {
@@ -259,7 +261,13 @@ void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
     auto stage = FindStageSpec(name)->make();
     Status s = stage->Run(ctx);
     if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
-    ran.push_back(std::move(stage));
+    if (stage->HasAfterStages()) ran.push_back(std::move(stage));
+    stage.reset();
+    // What the stage freed sits in the arenas of the fan-out's threads,
+    // counted in RSS until the next stage happens to reuse it; glibc gives
+    // it back only when asked. Freeing and trimming, a 64-node run peaked
+    // at 148 MB instead of 189 (issue 14).
+    malloc_trim(0);
   }
   for (auto& stage : ran) {
     if (InterruptFlag().load()) break;

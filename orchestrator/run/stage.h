@@ -124,6 +124,11 @@ class Stage {
     (void)ctx;
     return Status::Ok();
   }
+  // True for a stage that overrides AfterStages: the runner keeps it (and
+  // what it holds) until then. Every other stage is destroyed the moment
+  // its Run returns, so that its probes and answers (tens of MB at 256
+  // nodes) are not still held while the next stage runs.
+  virtual bool HasAfterStages() const { return false; }
 };
 
 }  // namespace cc

@@ -88,6 +88,8 @@ class HealthStage : public Stage {
     return Status::Ok();
   }
 
+  bool HasAfterStages() const override { return true; }
+
   // The IB counters again, after the pair stages loaded the links.
   Status AfterStages(StageContext& ctx) override {
     if (before_.empty()) return Status::Ok();
