@@ -33,10 +33,19 @@ std::map<Key, const NodeResult*> NodeChecks(const RunData& d) {
   return m;
 }
 
-std::map<Key, const PairResult*> Pairs(const RunData& d,
+// Every pair result of the run, the routine ones materialized: a diff
+// compares each pair of one run with the same pair of the other.
+std::vector<PairResult> AllPairResults(const RunData& d) {
+  std::vector<PairResult> out;
+  out.reserve(d.PairResultCount());
+  d.ForEachPairResult([&](const PairResult& r) { out.push_back(r); });
+  return out;
+}
+
+std::map<Key, const PairResult*> Pairs(const std::vector<PairResult>& rs,
                                        std::set<std::pair<std::string, std::string>>& directed) {
   std::map<Key, const PairResult*> m;
-  for (const auto& r : d.pair_results) KeepWorst(m, {r.stage, r.check, r.src, r.dst}, r);
+  for (const auto& r : rs) KeepWorst(m, {r.stage, r.check, r.src, r.dst}, r);
   for (const auto& [k, r] : m) {
     auto& [stage, check, src, dst] = k;
     if (PairsDirected(stage) || m.count({stage, check, dst, src})) directed.insert({stage, check});
@@ -95,8 +104,9 @@ RunDiff DiffRuns(const RunData& a, const RunData& b, const DiffOptions& o) {
   }
 
   std::set<std::pair<std::string, std::string>> directed;
-  auto pa = Pairs(a, directed), pb = Pairs(b, directed);
-  for (const auto& r : b.pair_results) {
+  const std::vector<PairResult> all_a = AllPairResults(a), all_b = AllPairResults(b);
+  auto pa = Pairs(all_a, directed), pb = Pairs(all_b, directed);
+  for (const auto& r : all_b) {
     Key k{r.stage, r.check, r.src, r.dst};
     if (pb[k] != &r) continue;
     bool dir = directed.count({r.stage, r.check}) > 0;

@@ -10,6 +10,7 @@
 #include "orchestrator/burnin/burnin_diff.h"
 #include "orchestrator/diff.h"
 #include "orchestrator/run/run_lock.h"
+#include "orchestrator/stages/stages.h"
 #include "orchestrator/store/run_data.h"
 #include "orchestrator/store/store.h"
 #include "reports/html.h"
@@ -38,7 +39,7 @@ Result<RunData> Load(Store& store, int64_t id, std::FILE* err) {
     }
     id = *latest;
   }
-  auto data = LoadRunData(store, id);
+  auto data = LoadRunData(store, id, MatrixCheck);
   if (!data.ok()) {
     std::fprintf(err, "clustercheck: run %lld: %s\n", static_cast<long long>(id),
                  data.status().ToString().c_str());
@@ -48,15 +49,22 @@ Result<RunData> Load(Store& store, int64_t id, std::FILE* err) {
   return data;
 }
 
-bool WriteFile(const std::string& path, const std::string& text, std::FILE* err) {
+// write(std::ostream&) writes the file's text.
+template <typename Write>
+bool WriteFileWith(const std::string& path, Write write, std::FILE* err) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f << text;
+  write(f);
   f.close();
   if (!f) {
     std::fprintf(err, "clustercheck: cannot write %s\n", path.c_str());
     return false;
   }
   return true;
+}
+
+bool WriteFile(const std::string& path, const std::string& text, std::FILE* err) {
+  return WriteFileWith(
+      path, [&](std::ostream& f) { f << text; }, err);
 }
 
 // "2 hang, 5 fail, 1 warn" by verdict severity; "-" for none.
@@ -90,11 +98,18 @@ int ReportCommand(const ReportOptions& o) {
   if (!o.html_path.empty() && !WriteFile(o.html_path, RenderHtml(*data, verdicts, html), o.err)) {
     return kExitUsage;
   }
-  if (!o.junit_path.empty() && !WriteFile(o.junit_path, RenderJunit(*data), o.err)) {
+  if (!o.junit_path.empty() &&
+      !WriteFileWith(
+          o.junit_path, [&](std::ostream& f) { WriteJunit(f, *data); }, o.err)) {
     return kExitUsage;
   }
   if (o.json) {
-    std::fprintf(o.out, "%s\n", ReportJson(*data, verdicts).dump(2).c_str());
+    Status s =
+        WriteReportJson(FileWriter(o.out), *data, verdicts, PairRowsOf(**store, data->run.id));
+    if (!s.ok()) {
+      std::fprintf(o.err, "clustercheck: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
   } else {
     TerminalOptions to;
     to.color = o.color;
@@ -116,7 +131,7 @@ int HistoryCommand(const std::string& db_path, std::FILE* out, std::FILE* err) {
                "exit", "inventory", "nodes", "verdicts", "results");
   for (auto& r : *runs) {
     ApplyRunLiveness(r);
-    auto data = LoadRunData(**store, r.id);
+    auto data = LoadRunData(**store, r.id, MatrixCheck);
     std::string verdicts = "?", counts = "?", nodes = "?";
     if (data.ok()) {
       verdicts = VerdictCounts(Analyze(*data));

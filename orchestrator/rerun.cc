@@ -6,6 +6,7 @@
 
 #include "common/hostlist.h"
 #include "common/outcome.h"
+#include "orchestrator/stages/stages.h"
 
 namespace cc {
 namespace {
@@ -60,7 +61,7 @@ Result<std::vector<std::string>> LimitToSelection(Inventory& inv, const RerunSel
 Result<RerunSelection> LoadRerunSelection(const std::string& db_path, int64_t run_id) {
   auto store = Store::Open(db_path);
   if (!store.ok()) return store.status();
-  auto data = LoadRunData(**store, run_id);
+  auto data = LoadRunData(**store, run_id, MatrixCheck);
   if (!data.ok()) return data.status();
   return SelectFailed(*data);
 }

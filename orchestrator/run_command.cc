@@ -355,7 +355,7 @@ int RunClusterCheck(const RunOptions& o) {
   for (const auto& e : ctx.store_errors()) {
     std::fprintf(o.err, "clustercheck: store: %s\n", e.c_str());
   }
-  auto data = LoadRunData(**store, *run_id);
+  auto data = LoadRunData(**store, *run_id, MatrixCheck);
   if (!data.ok()) {
     std::fprintf(o.err, "clustercheck: %s\n", data.status().ToString().c_str());
     return exit_code;
@@ -363,7 +363,9 @@ int RunClusterCheck(const RunOptions& o) {
   if (o.json) {
     // The document `report --json` prints for this run (README "JSON of a
     // run"), from what was stored, so scripts read one shape.
-    std::fprintf(o.out, "%s\n", ReportJson(*data, Analyze(*data)).dump(2).c_str());
+    Status s =
+        WriteReportJson(FileWriter(o.out), *data, Analyze(*data), PairRowsOf(**store, *run_id));
+    if (!s.ok()) std::fprintf(o.err, "clustercheck: %s\n", s.ToString().c_str());
   } else {
     TerminalOptions to;
     to.color = o.color;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "build_paths.h"
+#include "orchestrator/stages/stages.h"
 #include "reports/sample_runs_test.h"
 
 namespace cc {
@@ -25,7 +26,7 @@ RunData FaultySampleRun() {
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     auto ids = testdata::WriteSampleRuns(**store);
     EXPECT_TRUE(ids.ok()) << ids.status().ToString();
-    auto loaded = LoadRunData(**store, ids->faulty);
+    auto loaded = LoadRunData(**store, ids->faulty, MatrixCheck);
     EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
     if (loaded.ok()) data = *loaded;
   }
@@ -67,6 +68,27 @@ TEST(JsonReport, RetestsAppearOnlyWhenTheRunRetestedSomething) {
   data.run.meta["retests.ports"] = {{"retested", 2}, {"confirmed", 1}, {"flaky", 1}};
   auto j = ReportJson(data, Analyze(data));
   EXPECT_EQ(j["retests"]["ports"]["flaky"], 1) << j["retests"].dump();
+}
+
+// What WriteReportJson writes, its pair results from `data` itself.
+std::string Written(const RunData& data) {
+  std::string text;
+  Status s = WriteReportJson([&](std::string_view part) { text += part; }, data, Analyze(data),
+                             [&](const std::function<void(PairResult &&)>& each) {
+                               data.ForEachPairResult([&](PairResult r) { each(std::move(r)); });
+                               return Status::Ok();
+                             });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return text;
+}
+
+TEST(JsonReport, WrittenPieceByPieceItIsTheDocumentsDump) {
+  RunData data = FaultySampleRun();
+  ASSERT_FALSE(data.pair_results.empty());
+  EXPECT_EQ(Written(data), ReportJson(data, Analyze(data)).dump(2) + "\n");
+  data.pair_results.clear();
+  data.routine_pairs = RoutinePairs();
+  EXPECT_EQ(Written(data), ReportJson(data, Analyze(data)).dump(2) + "\n");
 }
 
 }  // namespace

@@ -46,6 +46,11 @@ std::vector<NodeRow> BuildNodeTable(const RunData& d) {
     worsen(r.src, r.outcome);
     worsen(r.dst, r.outcome);
   }
+  const RoutinePairs& routine = d.routine_pairs;
+  for (const auto& e : routine.entries()) {
+    worsen(routine.node(e.src), routine.group(e).outcome);
+    worsen(routine.node(e.dst), routine.group(e).outcome);
+  }
   return rows;
 }
 

@@ -1,6 +1,7 @@
 #include "reports/pair_matrix.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,14 +12,39 @@
 namespace cc {
 namespace {
 
-// The results of one check, addressed by node index.
+// What the results of one cell (sender, receiver) of a check add up to.
+struct RawCell {
+  int tested = 0;
+  Outcome worse = Outcome::kPass;      // Worse() of its outcomes
+  Outcome worst = Outcome::kPass;      // the first of the highest severity
+  const std::string* state = nullptr;  // that one's state
+  unsigned seen = 0;                   // outcomes seen, one bit each
+  std::optional<double> min_value, max_value;
+
+  void Add(Outcome o, const std::string& s, std::optional<double> value) {
+    worse = Worse(worse, o);
+    if (tested == 0 || OutcomeSeverity(o) > OutcomeSeverity(worst)) {
+      worst = o;
+      state = &s;
+    }
+    ++tested;
+    seen |= 1u << static_cast<unsigned>(o);
+    if (value) {
+      min_value = min_value ? std::min(*min_value, *value) : *value;
+      max_value = max_value ? std::max(*max_value, *value) : *value;
+    }
+  }
+};
+
+// The results of one check, addressed by node index: cells[a * n + b].
 struct Raw {
   std::string stage, check, unit;
   bool directed = false;
   bool has_values = false;
   std::vector<std::string> nodes;
-  std::map<std::pair<size_t, size_t>, std::vector<const PairResult*>> cells;
+  std::vector<RawCell> cells;
   OutcomeCounts counts;
+  const RawCell& cell(size_t a, size_t b) const { return cells[a * nodes.size() + b]; }
 };
 
 char OutcomeChar(Outcome o) {
@@ -39,66 +65,55 @@ char OutcomeChar(Outcome o) {
   return '?';
 }
 
-std::vector<Raw> Collect(const RunData& d) {
-  std::map<std::string, size_t> run_order;
-  for (const auto& n : d.NodeNames()) run_order.emplace(n, run_order.size());
+Raw CollectCheck(const PairsByCheck& by_check, size_t index, const RoutinePairs& routine,
+                 const std::map<std::string, size_t>& run_order) {
   auto rank = [&](const std::string& n) {
     auto it = run_order.find(n);
     return it == run_order.end() ? run_order.size() : it->second;
   };
-  std::vector<Raw> out;
-  std::map<std::pair<std::string, std::string>, size_t> index;
-  std::vector<std::vector<const PairResult*>> results;
-  for (const auto& r : d.pair_results) {
-    std::string check = MatrixCheck(r);
-    auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
-    if (fresh) {
-      Raw raw;
-      raw.stage = r.stage;
-      raw.check = check;
-      out.push_back(std::move(raw));
-      results.emplace_back();
+  Raw raw;
+  raw.stage = by_check.checks[index].first;
+  raw.check = by_check.checks[index].second;
+  std::set<std::string> names;
+  auto each = [&](auto f) { by_check.ForEachResult(index, routine, f); };
+  each([&](const std::string& src, const std::string& dst, Outcome o, const std::string&,
+           std::optional<double> value, const std::string& unit) {
+    names.insert(src);
+    names.insert(dst);
+    raw.counts.Add(o);
+    if (value) {
+      raw.has_values = true;
+      raw.unit = unit;
     }
-    results[it->second].push_back(&r);
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    Raw& raw = out[i];
-    std::set<std::string> names;
-    std::set<std::pair<std::string, std::string>> dirs;
-    for (const auto* r : results[i]) {
-      names.insert(r->src);
-      names.insert(r->dst);
-      dirs.insert({r->src, r->dst});
-      raw.counts.Add(r->outcome);
-      if (r->value) {
-        raw.has_values = true;
-        raw.unit = r->unit;
-      }
-    }
-    raw.nodes.assign(names.begin(), names.end());
-    std::stable_sort(raw.nodes.begin(), raw.nodes.end(),
-                     [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
-    for (const auto& [s, t] : dirs) {
-      if (s != t && dirs.count({t, s})) raw.directed = true;
-    }
-    raw.directed = raw.directed || PairsDirected(raw.stage);
-    std::map<std::string, size_t> at;
-    for (size_t k = 0; k < raw.nodes.size(); ++k) at[raw.nodes[k]] = k;
-    for (const auto* r : results[i]) {
-      size_t s = at[r->src], t = at[r->dst];
-      raw.cells[{s, t}].push_back(r);
-      if (!raw.directed && s != t) raw.cells[{t, s}].push_back(r);
+  });
+  raw.nodes.assign(names.begin(), names.end());
+  std::stable_sort(raw.nodes.begin(), raw.nodes.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  std::map<std::string, size_t> at;
+  for (size_t k = 0; k < raw.nodes.size(); ++k) at[raw.nodes[k]] = k;
+  size_t n = raw.nodes.size();
+  std::vector<bool> dirs(n * n, false);
+  each([&](const std::string& src, const std::string& dst, Outcome, const std::string&,
+           std::optional<double>, const std::string&) { dirs[at[src] * n + at[dst]] = true; });
+  for (size_t s = 0; s < n && !raw.directed; ++s) {
+    for (size_t t = 0; t < n; ++t) {
+      if (s != t && dirs[s * n + t] && dirs[t * n + s]) raw.directed = true;
     }
   }
-  return out;
+  raw.directed = raw.directed || PairsDirected(raw.stage);
+  raw.cells.assign(n * n, RawCell{});
+  each([&](const std::string& src, const std::string& dst, Outcome o, const std::string& state,
+           std::optional<double> value, const std::string&) {
+    size_t s = at[src], t = at[dst];
+    raw.cells[s * n + t].Add(o, state, value);
+    if (!raw.directed && s != t) raw.cells[t * n + s].Add(o, state, value);
+  });
+  return raw;
 }
 
 char RawChar(const Raw& raw, size_t a, size_t b) {
-  auto it = raw.cells.find({a, b});
-  if (it == raw.cells.end()) return ' ';
-  Outcome w = Outcome::kPass;
-  for (const auto* r : it->second) w = Worse(w, r->outcome);
-  return OutcomeChar(w);
+  const RawCell& c = raw.cell(a, b);
+  return c.tested == 0 ? ' ' : OutcomeChar(c.worse);
 }
 
 // Partition refinement: nodes stay together while, towards every class,
@@ -157,24 +172,26 @@ PairMatrix Build(const Raw& raw, bool fold) {
   for (const auto& mem : m.members) m.labels.push_back(FoldHostlist(mem));
   size_t k = m.members.size();
   m.cells.assign(k, std::vector<MatrixCell>(k));
-  std::vector<std::vector<std::set<Outcome>>> seen(k, std::vector<std::set<Outcome>>(k));
-  for (const auto& [ab, rs] : raw.cells) {
-    MatrixCell& c = m.cells[row[ab.first]][row[ab.second]];
-    for (const auto* r : rs) {
-      if (c.tested == 0 || OutcomeSeverity(r->outcome) > OutcomeSeverity(c.worst)) {
-        c.worst = r->outcome;
-        c.state = r->state;
+  std::vector<std::vector<unsigned>> seen(k, std::vector<unsigned>(k, 0));
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) {
+      const RawCell& r = raw.cell(a, b);
+      if (r.tested == 0) continue;
+      MatrixCell& c = m.cells[row[a]][row[b]];
+      if (c.tested == 0 || OutcomeSeverity(r.worst) > OutcomeSeverity(c.worst)) {
+        c.worst = r.worst;
+        c.state = *r.state;
       }
-      ++c.tested;
-      seen[row[ab.first]][row[ab.second]].insert(r->outcome);
-      if (r->value) {
-        c.min_value = c.min_value ? std::min(*c.min_value, *r->value) : *r->value;
-        c.max_value = c.max_value ? std::max(*c.max_value, *r->value) : *r->value;
-      }
+      c.tested += r.tested;
+      seen[row[a]][row[b]] |= r.seen;
+      if (r.min_value)
+        c.min_value = c.min_value ? std::min(*c.min_value, *r.min_value) : *r.min_value;
+      if (r.max_value)
+        c.max_value = c.max_value ? std::max(*c.max_value, *r.max_value) : *r.max_value;
     }
   }
   for (size_t a = 0; a < k; ++a) {
-    for (size_t b = 0; b < k; ++b) m.cells[a][b].mixed = seen[a][b].size() > 1;
+    for (size_t b = 0; b < k; ++b) m.cells[a][b].mixed = std::popcount(seen[a][b]) > 1;
   }
   return m;
 }
@@ -183,9 +200,15 @@ PairMatrix Build(const Raw& raw, bool fold) {
 
 char CellChar(const MatrixCell& cell) { return cell.tested == 0 ? ' ' : OutcomeChar(cell.worst); }
 
+// One check at a time: a 256-node check has 65,280 cells.
 std::vector<PairMatrix> BuildPairMatrices(const RunData& data, const MatrixOptions& options) {
+  std::map<std::string, size_t> run_order;
+  for (const auto& n : data.NodeNames()) run_order.emplace(n, run_order.size());
+  const PairsByCheck by_check(data);
   std::vector<PairMatrix> out;
-  for (const auto& raw : Collect(data)) out.push_back(Build(raw, options.fold));
+  for (size_t i = 0; i < by_check.checks.size(); ++i) {
+    out.push_back(Build(CollectCheck(by_check, i, data.routine_pairs, run_order), options.fold));
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@ std::vector<std::string> StageOrder(const RunData& d) {
   };
   for (const auto& r : d.node_results) add(r.stage);
   for (const auto& r : d.pair_results) add(r.stage);
+  for (const auto& g : d.routine_pairs.groups()) add(g.stage);
   return order;
 }
 

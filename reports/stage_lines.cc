@@ -51,17 +51,18 @@ std::string RenderStageLines(const RunData& d) {
     // interfaces found); plain passes are the counts.
     if (r.outcome != Outcome::kPass && !r.message.empty()) s.AddMessage(r.node, r.message);
   }
-  for (const auto& r : d.pair_results) {
-    StageSummary& s = per_stage[r.stage];
-    s.counts.Add(r.outcome);
-    std::string check = MatrixCheck(r);
-    auto it = std::find_if(s.pair_checks.begin(), s.pair_checks.end(),
-                           [&](const auto& c) { return c.first == check; });
-    if (it == s.pair_checks.end()) {
-      s.pair_checks.push_back({check, {}});
-      it = s.pair_checks.end() - 1;
-    }
-    it->second.Add(r.outcome);
+  const PairsByCheck by_check(d);
+  for (size_t i = 0; i < by_check.checks.size(); ++i) {
+    const auto& [stage, check] = by_check.checks[i];
+    StageSummary& s = per_stage[stage];
+    OutcomeCounts counts;
+    by_check.ForEachResult(i, d.routine_pairs,
+                           [&](const std::string&, const std::string&, Outcome o,
+                               const std::string&, std::optional<double>, const std::string&) {
+                             s.counts.Add(o);
+                             counts.Add(o);
+                           });
+    s.pair_checks.push_back({check, counts});
   }
   std::string out = "on this machine, stage by stage\n";
   for (const auto& stage : StageOrder(d)) {

@@ -116,11 +116,15 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
     per_stage[r.stage].Add(r.outcome);
     if (r.node != "*") stage_nodes[r.stage].insert(r.node);
   }
-  for (const auto& r : d.pair_results) {
-    if (!per_stage.count(r.stage)) order.push_back(r.stage);
-    per_stage[r.stage].Add(r.outcome);
-    ++stage_pairs[r.stage];
-  }
+  auto add_pair = [&](const std::string& stage, Outcome o) {
+    if (!per_stage.count(stage)) order.push_back(stage);
+    per_stage[stage].Add(o);
+    ++stage_pairs[stage];
+  };
+  for (const auto& r : d.pair_results) add_pair(r.stage, r.outcome);
+  const RoutinePairs& routine = d.routine_pairs;
+  for (const auto& e : routine.entries())
+    add_pair(routine.group(e).stage, routine.group(e).outcome);
   std::vector<StageRetests> retests = RetestsOf(d);
   // Stages that only retested (no results of their own) still get a row.
   for (const auto& r : retests) {

@@ -22,6 +22,7 @@ std::vector<std::string> StageOrder(const RunData& d) {
   }
   for (const auto& r : d.node_results) add(r.stage);
   for (const auto& r : d.pair_results) add(r.stage);
+  for (const auto& g : d.routine_pairs.groups()) add(g.stage);
   return order;
 }
 
@@ -43,6 +44,10 @@ std::string DescribeUnfinishedRun(const RunData& d) {
     per_stage[r.stage].Add(r.outcome);
     last = std::max(last, r.at);
   }
+  const RoutinePairs& routine = d.routine_pairs;
+  for (const auto& e : routine.entries())
+    per_stage[routine.group(e).stage].Add(routine.group(e).outcome);
+  last = std::max(last, routine.last_at());
   std::string out = status + ": " + (reason.empty() ? "the run did not finish" : reason) + "\n";
   out += status == "killed" ? "stored before it died:" : "stored so far:";
   bool first = true;

@@ -31,6 +31,7 @@ NodeOrder::NodeOrder(const RunData& d) {
     add(r.src);
     add(r.dst);
   }
+  for (const auto& n : d.routine_pairs.nodes()) add(n);
 }
 
 size_t NodeOrder::Index(const std::string& node) const {

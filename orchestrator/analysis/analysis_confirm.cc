@@ -88,14 +88,20 @@ class StageFlakes {
 
   void Add(const PairResult& r) {
     if (r.src == r.dst) return;
-    Pair link =
-        order_.Index(r.src) <= order_.Index(r.dst) ? Pair{r.src, r.dst} : Pair{r.dst, r.src};
-    if (r.outcome != Outcome::kSkip && r.outcome != Outcome::kError) tested_.insert(link);
+    Pair link = Tested(r.src, r.dst, r.outcome);
     if (!IsFlaky(r)) return;
     auto [it, fresh] = flaky_.try_emplace(link);
     if (fresh) links_.push_back(link);
     it->second.push_back(&r);
   }
+
+  // The link of src and dst, counted as tested unless `o` says it was not.
+  Pair Tested(const std::string& src, const std::string& dst, Outcome o) {
+    Pair link = order_.Index(src) <= order_.Index(dst) ? Pair{src, dst} : Pair{dst, src};
+    if (src != dst && o != Outcome::kSkip && o != Outcome::kError) tested_.insert(link);
+    return link;
+  }
+  bool AnyFlaky() const { return !links_.empty(); }
 
   void Judge(std::vector<Verdict>& out) {
     if (links_.empty()) return;
@@ -266,6 +272,15 @@ void FlakyVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdict
     auto [it, fresh] = index.try_emplace(r.stage, stages.size());
     if (fresh) stages.emplace_back(r.stage, order);
     stages[it->second].Add(r);
+  }
+  // Routine results are never flaky: they only count as the tested links
+  // of a stage that has flaky ones.
+  const RoutinePairs& routine = d.routine_pairs;
+  for (const RoutinePairs::Entry& e : routine.entries()) {
+    const RoutinePairs::Group& g = routine.group(e);
+    auto it = index.find(g.stage);
+    if (it == index.end() || !stages[it->second].AnyFlaky()) continue;
+    stages[it->second].Tested(routine.node(e.src), routine.node(e.dst), g.outcome);
   }
   for (auto& s : stages) s.Judge(out);
 }

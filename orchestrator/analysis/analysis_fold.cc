@@ -31,6 +31,7 @@ std::map<std::string, size_t> StageRanks(const RunData& d) {
   std::map<std::string, size_t> rank;
   for (const auto& r : d.node_results) rank.emplace(r.stage, rank.size());
   for (const auto& r : d.pair_results) rank.emplace(r.stage, rank.size());
+  for (const auto& g : d.routine_pairs.groups()) rank.emplace(g.stage, rank.size());
   return rank;
 }
 

@@ -2,10 +2,14 @@
 // of one pair check, and which pairs are slow. See analysis.h for the rules.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis_confirm.h"
@@ -27,34 +31,86 @@ std::string Num(double v) {
   return buf;
 }
 
-// The results of one (stage, check), the worst per direction.
+// The routine results (RoutinePairs) of one undirected pair whose results
+// are all routine: the worst per direction.
+struct RoutineLink {
+  size_t ia = 0, ib = 0;                    // run order of a and b (NodeOrder), ia <= ib
+  uint16_t a = 0, b = 0;                    // node ids
+  const RoutinePairs::Entry* ab = nullptr;  // a -> b
+  const RoutinePairs::Entry* ba = nullptr;  // b -> a
+};
+
+// The results of one (stage, check), the worst per direction. Routine
+// results join `results` only where their pair also has a result in full
+// (materialized); the other pairs are routine_links, which the rules read
+// without a PairResult each (a 256-node run has a million of them).
 struct CheckPairs {
   std::string stage, check;
   std::map<Pair, const PairResult*> results;
   bool directed = false;  // both directions are tested separately
-
-  const PairResult* Get(const std::string& a, const std::string& b) const {
-    auto it = results.find({a, b});
-    return it == results.end() ? nullptr : it->second;
-  }
+  const RoutinePairs* routine = nullptr;
+  std::vector<RoutineLink> routine_links;  // in run order of (a, b)
+  std::deque<PairResult> materialized;     // routine results in `results`
 };
 
-std::vector<CheckPairs> GroupByCheck(const RunData& d) {
-  std::vector<CheckPairs> out;
-  std::map<std::pair<std::string, std::string>, size_t> index;
-  for (const auto& r : d.pair_results) {
-    std::string check = MatrixCheck(r);
-    auto [it, fresh] = index.try_emplace({r.stage, check}, out.size());
-    if (fresh) out.push_back({r.stage, check, {}, PairsDirected(r.stage)});
-    auto& slot = out[it->second].results[{r.src, r.dst}];
-    if (!slot || OutcomeSeverity(r.outcome) > OutcomeSeverity(slot->outcome)) slot = &r;
+int Severity(const RoutinePairs& routine, const RoutinePairs::Entry* e) {
+  return e ? OutcomeSeverity(routine.group(*e).outcome) : -1;
+}
+
+// Keeps the worse of `slot` and `e` (the first on a tie).
+void KeepWorse(const RoutinePairs& routine, const RoutinePairs::Entry*& slot,
+               const RoutinePairs::Entry& e) {
+  if (!slot || Severity(routine, &e) > Severity(routine, slot)) slot = &e;
+}
+
+// The pairs of check `index`.
+CheckPairs GatherCheck(const PairsByCheck& by_check, size_t index, const RoutinePairs& routine,
+                       const NodeOrder& order) {
+  const auto& key = by_check.checks[index];
+  CheckPairs c{key.first, key.second, {}, PairsDirected(key.first), &routine, {}, {}};
+  std::set<Pair> full_links;
+  for (const PairResult* r : by_check.full[index]) {
+    auto& slot = c.results[{r->src, r->dst}];
+    if (!slot || OutcomeSeverity(r->outcome) > OutcomeSeverity(slot->outcome)) slot = r;
+    full_links.insert(std::minmax(r->src, r->dst));
   }
-  for (auto& c : out) {
-    for (const auto& [p, r] : c.results) {
-      if (p.first != p.second && c.results.count({p.second, p.first})) c.directed = true;
+  std::unordered_map<uint32_t, RoutineLink> links;
+  for (const RoutinePairs::Entry& e : routine.entries()) {
+    if (by_check.check_of_group[e.group] != index) continue;
+    const std::string &src = routine.node(e.src), &dst = routine.node(e.dst);
+    if (full_links.count(std::minmax(src, dst))) {
+      auto& slot = c.results[{src, dst}];
+      if (!slot || OutcomeSeverity(routine.group(e).outcome) > OutcomeSeverity(slot->outcome)) {
+        slot = &c.materialized.emplace_back(routine.Materialize(e));
+      }
+      continue;
     }
+    if (e.src == e.dst) continue;
+    size_t is = order.Index(src), id = order.Index(dst);
+    bool forward = std::pair(is, e.src) <= std::pair(id, e.dst);
+    RoutineLink& l =
+        links[forward ? (uint32_t{e.src} << 16 | e.dst) : (uint32_t{e.dst} << 16 | e.src)];
+    if (!l.ab && !l.ba) {
+      l.ia = forward ? is : id;
+      l.ib = forward ? id : is;
+      l.a = forward ? e.src : e.dst;
+      l.b = forward ? e.dst : e.src;
+    }
+    KeepWorse(routine, forward ? l.ab : l.ba, e);
   }
-  return out;
+  for (const auto& [p, r] : c.results) {
+    if (p.first != p.second && c.results.count({p.second, p.first})) c.directed = true;
+  }
+  c.routine_links.reserve(links.size());
+  for (const auto& [k, l] : links) {
+    if (l.ab && l.ba) c.directed = true;
+    c.routine_links.push_back(l);
+  }
+  std::sort(c.routine_links.begin(), c.routine_links.end(),
+            [](const RoutineLink& x, const RoutineLink& y) {
+              return std::tie(x.ia, x.ib, x.a, x.b) < std::tie(y.ia, y.ib, y.a, y.b);
+            });
+  return c;
 }
 
 // One undirected pair with the results of both directions.
@@ -71,6 +127,14 @@ struct Link {
     });
   }
 };
+
+// Routine results pass or are skipped: never bad, good when all passed.
+bool Good(const RoutinePairs& routine, const RoutineLink& l) {
+  for (const RoutinePairs::Entry* e : {l.ab, l.ba}) {
+    if (e && !IsPassOrWarn(routine.group(*e).outcome)) return false;
+  }
+  return true;
+}
 
 std::vector<Link> Links(const CheckPairs& c, const NodeOrder& order) {
   std::map<Pair, Link> links;
@@ -131,6 +195,7 @@ class CheckAnalysis {
         spec_(FindStageSpec(c.stage)),
         links_(Links(c, order)),
         out_(out) {}
+  CheckAnalysis(const CheckAnalysis&) = delete;
 
   // `attributed`: the stage named its own bad nodes and links.
   void Run(bool attributed) {
@@ -160,6 +225,15 @@ class CheckAnalysis {
     claimed_.insert({l.b, l.a});
   }
   bool Claimed(const Link& l) const { return claimed_.count({l.a, l.b}) > 0; }
+  bool Claimed(const RoutineLink& l) const { return claimed_.count({A(l), B(l)}) > 0; }
+  const std::string& A(const RoutineLink& l) const { return c_.routine->node(l.a); }
+  const std::string& B(const RoutineLink& l) const { return c_.routine->node(l.b); }
+  // Calls full(const Link&) and routine(const RoutineLink&) for every pair
+  // of the check, in run order of (a, b).
+  template <typename Full, typename Routine>
+  void ForEachLink(Full full, Routine routine) const;
+  // The routine link as a Link of materialized results (kept by this).
+  const Link& Materialize(const RoutineLink& l);
   // Slow links are not failures of a node or link even when the stage
   // judged them `fail`: the bandwidth verdict names them.
   void ClaimSlow(const Link& l) {
@@ -167,6 +241,7 @@ class CheckAnalysis {
     slow_.insert({l.a, l.b});
   }
   bool Slow(const Link& l) const { return slow_.count({l.a, l.b}) > 0; }
+  bool Slow(const RoutineLink& l) const { return slow_.count({A(l), B(l)}) > 0; }
   void AddPairs(Verdict& v, const Link& l, bool only_bad) const {
     for (const auto* r : l.results) {
       if (only_bad && !IsFailOrHang(r->outcome)) continue;
@@ -193,7 +268,7 @@ class CheckAnalysis {
   }
 
   void Bandwidth();
-  std::optional<SlowPairs> FindSlowPairs() const;
+  std::optional<SlowPairs> FindSlowPairs();
   std::vector<std::string> WhySlow(const PairResult& r, double median) const;
   void SlowCluster(const SlowPairs& s, size_t n_valued);
   std::set<std::string> SlowNodes(const SlowPairs& s);
@@ -217,7 +292,39 @@ class CheckAnalysis {
   std::vector<Verdict>& out_;
   PairSet claimed_;
   PairSet slow_;
+  std::deque<PairResult> materialized_;  // of routine links, for verdicts
+  std::deque<Link> materialized_links_;
 };
+
+template <typename Full, typename Routine>
+void CheckAnalysis::ForEachLink(Full full, Routine routine) const {
+  auto f = links_.begin();
+  auto r = c_.routine_links.begin();
+  while (f != links_.end() || r != c_.routine_links.end()) {
+    bool take_full = r == c_.routine_links.end() ||
+                     (f != links_.end() &&
+                      std::pair(order_.Index(f->a), order_.Index(f->b)) <= std::pair(r->ia, r->ib));
+    if (take_full) {
+      full(*f++);
+    } else {
+      routine(*r++);
+    }
+  }
+}
+
+const Link& CheckAnalysis::Materialize(const RoutineLink& l) {
+  Link& out = materialized_links_.emplace_back();
+  out.a = A(l);
+  out.b = B(l);
+  for (const RoutinePairs::Entry* e : {l.ab, l.ba}) {
+    if (e) out.results.push_back(&materialized_.emplace_back(c_.routine->Materialize(*e)));
+  }
+  // As Links orders a link's results: by (src, dst).
+  std::sort(out.results.begin(), out.results.end(), [](const PairResult* x, const PairResult* y) {
+    return std::tie(x->src, x->dst) < std::tie(y->src, y->dst);
+  });
+  return out;
+}
 
 std::optional<double> BaselineValue(const RunData* base, const PairResult& r) {
   if (!base) return std::nullopt;
@@ -245,33 +352,63 @@ void CheckAnalysis::Bandwidth() {
 }
 
 // nullopt when the check has no values, or values that are not rates.
-std::optional<SlowPairs> CheckAnalysis::FindSlowPairs() const {
+std::optional<SlowPairs> CheckAnalysis::FindSlowPairs() {
+  const RoutinePairs& routine = *c_.routine;
   std::vector<double> values;
   // A flaky result keeps its failed first attempt's value: not a rate.
   for (const auto& [p, r] : c_.results) {
     if (r->value && r->outcome != Outcome::kHang && !IsFlaky(*r)) values.push_back(*r->value);
   }
+  std::string routine_unit;
+  for (const RoutineLink& l : c_.routine_links) {
+    for (const RoutinePairs::Entry* e : {l.ab, l.ba}) {
+      if (!e || e->value == RoutinePairs::kNoValue) continue;
+      values.push_back(*routine.value(*e));
+      routine_unit = routine.group(*e).unit;
+    }
+  }
   if (values.empty()) return std::nullopt;
   SlowPairs s;
   s.median = Median(values);
+  s.unit = routine_unit;
   for (const auto& [p, r] : c_.results) {
     if (r->value) s.unit = r->unit;
   }
   // Only rates are judged here (higher is better); a latency (the mpi
   // stage's "latency", in us) is not slow for being small.
   if (s.unit == "us" || s.unit == "ms" || s.unit == "s") return std::nullopt;
-  for (const auto& l : links_) {
-    for (const auto* r : l.results) {
-      if (!r->value || r->outcome == Outcome::kHang || IsFlaky(*r)) continue;
-      ++s.valued[l.a];
-      ++s.valued[l.b];
-      std::vector<std::string> why = WhySlow(*r, s.median);
-      if (why.empty()) continue;
-      s.pairs.push_back({&l, r, why});
+  auto judge = [&](const Link& l, const PairResult& r) -> std::vector<std::string> {
+    if (!r.value || r.outcome == Outcome::kHang || IsFlaky(r)) return {};
+    ++s.valued[l.a];
+    ++s.valued[l.b];
+    std::vector<std::string> why = WhySlow(r, s.median);
+    if (!why.empty()) {
       ++s.slow[l.a];
       ++s.slow[l.b];
     }
-  }
+    return why;
+  };
+  ForEachLink(
+      [&](const Link& l) {
+        for (const auto* r : l.results) {
+          std::vector<std::string> why = judge(l, *r);
+          if (!why.empty()) s.pairs.push_back({&l, r, why});
+        }
+      },
+      [&](const RoutineLink& rl) {
+        const Link names{A(rl), B(rl), {}};
+        const Link* kept = nullptr;  // materialized once one of its results is slow
+        for (const RoutinePairs::Entry* e : {rl.ab, rl.ba}) {
+          if (!e || e->value == RoutinePairs::kNoValue) continue;
+          PairResult r = routine.Materialize(*e);
+          std::vector<std::string> why = judge(names, r);
+          if (why.empty()) continue;
+          if (!kept) kept = &Materialize(rl);
+          for (const auto* k : kept->results) {
+            if (k->src == r.src && k->dst == r.dst) s.pairs.push_back({kept, k, why});
+          }
+        }
+      });
   return s;
 }
 
@@ -455,28 +592,38 @@ const PairResult* CheckAnalysis::AnyBadPairOf(const std::string& node) const {
 }
 
 void CheckAnalysis::BadNodes() {
-  std::map<std::string, int> tested;
-  std::map<std::string, std::set<std::string>> bad, good;
-  for (const auto& l : links_) {
-    if (Slow(l)) continue;
-    if (l.bad()) {
-      bad[l.a].insert(l.b);
-      bad[l.b].insert(l.a);
-    } else if (l.good()) {
-      good[l.a].insert(l.b);
-      good[l.b].insert(l.a);
-    } else {
-      continue;
-    }
-    ++tested[l.a];
-    ++tested[l.b];
-  }
+  std::map<std::string, int> tested, good;  // good: partners it passes with
+  std::map<std::string, std::set<std::string>> bad;
+  auto count = [&](const std::string& a, const std::string& b) {
+    ++tested[a];
+    ++tested[b];
+  };
+  ForEachLink(
+      [&](const Link& l) {
+        if (Slow(l)) return;
+        if (l.bad()) {
+          bad[l.a].insert(l.b);
+          bad[l.b].insert(l.a);
+        } else if (l.good()) {
+          ++good[l.a];
+          ++good[l.b];
+        } else {
+          return;
+        }
+        count(l.a, l.b);
+      },
+      [&](const RoutineLink& l) {
+        if (Slow(l) || !Good(*c_.routine, l)) return;
+        ++good[A(l)];
+        ++good[B(l)];
+        count(A(l), B(l));
+      });
   std::set<std::string> confirmed;
   for (const auto& [node, partners] : bad) {
     if (partners.size() < 2 || partners.size() < o_.bad_node_fraction * tested[node]) continue;
     // The partners must pass elsewhere, or the node is not what is wrong.
     size_t elsewhere = 0;
-    for (const auto& p : partners) elsewhere += good[p].empty() ? 0 : 1;
+    for (const auto& p : partners) elsewhere += good[p] > 0 ? 1 : 0;
     if (elsewhere * 2 > partners.size()) confirmed.insert(node);
   }
   for (const auto& node : order_.Sorted(confirmed)) {
@@ -528,11 +675,15 @@ void CheckAnalysis::BadNodes() {
 // verdict with counts and examples, not a link verdict per pair.
 void CheckAnalysis::Widespread() {
   std::vector<Pair> tested, failed;
-  for (const auto& l : links_) {
-    if (Claimed(l) || !(l.bad() || l.good())) continue;
-    tested.push_back({l.a, l.b});
-    if (l.bad()) failed.push_back({l.a, l.b});
-  }
+  ForEachLink(
+      [&](const Link& l) {
+        if (Claimed(l) || !(l.bad() || l.good())) return;
+        tested.push_back({l.a, l.b});
+        if (l.bad()) failed.push_back({l.a, l.b});
+      },
+      [&](const RoutineLink& l) {
+        if (!Claimed(l) && Good(*c_.routine, l)) tested.push_back({A(l), B(l)});
+      });
   Spread s = JudgeSpread(tested, failed);
   if (!s.widespread) return;
   PairWording w = Word(Finding(PairPattern::kWidespread, {}));
@@ -688,10 +839,13 @@ json PairEvidence(const PairResult& r) {
   return e;
 }
 
+// One check at a time, so that only one check's pairs are gathered at once.
 void AnalyzePairs(const RunData& data, const AnalysisOptions& options, const NodeOrder& order,
                   const std::set<std::string>& attributed, std::vector<Verdict>& out) {
   size_t from = out.size();
-  for (const auto& c : GroupByCheck(data)) {
+  const PairsByCheck by_check(data);
+  for (size_t i = 0; i < by_check.checks.size(); ++i) {
+    CheckPairs c = GatherCheck(by_check, i, data.routine_pairs, order);
     CheckAnalysis(data, options, order, c, out).Run(attributed.count(c.stage) > 0);
   }
   FoldWidespreadByStage(order, out, from);

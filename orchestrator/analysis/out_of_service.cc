@@ -27,6 +27,7 @@ RunData WithoutPairsOf(const RunData& data, const std::set<std::string>& nodes,
   out.nodes = data.nodes;
   out.node_results = data.node_results;
   out.verdicts = data.verdicts;
+  out.routine_pairs = data.routine_pairs.Without(nodes);  // passes and skips: hide nothing
   for (const auto& r : data.pair_results) {
     bool src = nodes.count(r.src) > 0, dst = nodes.count(r.dst) > 0;
     if (!src && !dst) {

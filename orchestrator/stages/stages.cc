@@ -3,6 +3,9 @@
 // (inventory/stage_settings.h), which come from these rows.
 #include "orchestrator/stages/stages.h"
 
+#include <map>
+#include <set>
+
 #include "orchestrator/stages/facts/facts_spec.h"
 #include "orchestrator/stages/health/health_spec.h"
 #include "orchestrator/stages/mpi/mpi_spec.h"
@@ -56,6 +59,27 @@ std::string MatrixCheck(const PairResult& r) {
     if (!check.empty()) return check;
   }
   return r.check;
+}
+
+std::vector<std::pair<std::string, std::string>> PairChecks(const RunData& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  auto add = [&](const std::string& stage, const std::string& check) {
+    if (seen.insert({stage, check}).second) out.push_back({stage, check});
+  };
+  for (const auto& [stage, check] : d.pair_check_order) add(stage, check);
+  for (const auto& r : d.pair_results) add(r.stage, MatrixCheck(r));
+  for (const auto& g : d.routine_pairs.groups()) add(g.stage, g.matrix_check);
+  return out;
+}
+
+PairsByCheck::PairsByCheck(const RunData& d) : checks(PairChecks(d)), full(checks.size()) {
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  for (size_t i = 0; i < checks.size(); ++i) index[checks[i]] = i;
+  for (const auto& r : d.pair_results) full[index.at({r.stage, MatrixCheck(r)})].push_back(&r);
+  for (const auto& g : d.routine_pairs.groups()) {
+    check_of_group.push_back(index.at({g.stage, g.matrix_check}));
+  }
 }
 
 nlohmann::json StageSpec::DocumentedDefaults() const {

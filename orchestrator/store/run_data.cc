@@ -1,6 +1,7 @@
 #include "orchestrator/store/run_data.h"
 
 #include <algorithm>
+#include <set>
 
 namespace cc {
 
@@ -18,7 +19,7 @@ std::vector<std::string> RunData::NodeNames() const {
   return out;
 }
 
-Result<RunData> LoadRunData(Store& store, int64_t run_id) {
+Result<RunData> LoadRunData(Store& store, int64_t run_id, MatrixCheckFn matrix_check) {
   RunData d;
   auto run = store.GetRun(run_id);
   if (!run.ok()) return run.status();
@@ -29,9 +30,14 @@ Result<RunData> LoadRunData(Store& store, int64_t run_id) {
   auto nr = store.GetNodeResults(run_id);
   if (!nr.ok()) return nr.status();
   d.node_results = std::move(*nr);
-  auto pr = store.GetPairResults(run_id);
-  if (!pr.ok()) return pr.status();
-  d.pair_results = std::move(*pr);
+  std::set<std::pair<std::string, std::string>> checks_seen;
+  Status pairs = store.ForEachPairResult(run_id, [&](PairResult&& r) {
+    std::string check = matrix_check(r);
+    if (checks_seen.insert({r.stage, check}).second) d.pair_check_order.push_back({r.stage, check});
+    if (IsRoutinePairResult(r) && d.routine_pairs.Add(r, check)) return;
+    d.pair_results.push_back(std::move(r));
+  });
+  if (!pairs.ok()) return pairs;
   auto verdicts = store.GetVerdicts(run_id);
   if (!verdicts.ok()) return verdicts.status();
   d.verdicts = std::move(*verdicts);
@@ -81,10 +87,27 @@ OutcomeCounts CountOutcomes(const RunData& data) {
   OutcomeCounts c;
   for (const auto& r : data.node_results) c.Add(r.outcome);
   for (const auto& r : data.pair_results) c.Add(r.outcome);
+  for (const auto& e : data.routine_pairs.entries()) c.Add(data.routine_pairs.group(e).outcome);
   return c;
 }
 
-nlohmann::json RunDataToJson(const RunData& d) {
+nlohmann::json PairResultToJson(const PairResult& r) {
+  using nlohmann::json;
+  json p{{"stage", r.stage},
+         {"src", r.src},
+         {"dst", r.dst},
+         {"check", r.check},
+         {"outcome", OutcomeName(r.outcome)},
+         {"state", r.state},
+         {"unit", r.unit},
+         {"message", r.message},
+         {"evidence", r.evidence},
+         {"at", r.at}};
+  p["value"] = r.value ? json(*r.value) : json();
+  return p;
+}
+
+nlohmann::json RunDataToJson(const RunData& d, bool pair_results) {
   using nlohmann::json;
   json run{{"id", d.run.id},
            {"started_at", d.run.started_at},
@@ -119,26 +142,18 @@ nlohmann::json RunDataToJson(const RunData& d) {
                    {"at", r.at}});
   }
   json prs = json::array();
-  for (const auto& r : d.pair_results) {
-    json p{{"stage", r.stage},
-           {"src", r.src},
-           {"dst", r.dst},
-           {"check", r.check},
-           {"outcome", OutcomeName(r.outcome)},
-           {"state", r.state},
-           {"unit", r.unit},
-           {"message", r.message},
-           {"evidence", r.evidence},
-           {"at", r.at}};
-    p["value"] = r.value ? json(*r.value) : json();
-    prs.push_back(std::move(p));
-  }
+  if (pair_results)
+    d.ForEachPairResult([&](const PairResult& r) { prs.push_back(PairResultToJson(r)); });
   OutcomeCounts c = CountOutcomes(d);
   json counts{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
               {"hang", c.hang}, {"skip", c.skip}, {"error", c.error}};
-  return json{{"run", run},          {"counts", counts},
-              {"nodes", nodes},      {"node_results", nrs},
-              {"pair_results", prs}, {"stage_verdicts", VerdictsToJson(d.verdicts)}};
+  json out{{"run", run},
+           {"counts", counts},
+           {"nodes", nodes},
+           {"node_results", nrs},
+           {"stage_verdicts", VerdictsToJson(d.verdicts)}};
+  if (pair_results) out["pair_results"] = std::move(prs);
+  return out;
 }
 
 }  // namespace cc

@@ -233,6 +233,23 @@ Result<std::vector<T>> SelectAll(sqlite3* db, const std::string& sql, int64_t pa
   return out;
 }
 
+// SelectAll without the vector: `each` gets every row as it is read.
+template <typename T, typename Read>
+Status ForEachRow(sqlite3* db, const std::string& sql, int64_t param, Read read,
+                  const std::function<void(T&&)>& each, const std::string& path, const char* what) {
+  Stmt s(db, sql.c_str());
+  if (!s.prepared()) return SqlErrorOf(db, path, what);
+  s.Bind(1, param);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    Result<T> row = read(s);
+    if (!row.ok()) return row.status();
+    each(std::move(*row));
+  }
+  if (rc != SQLITE_DONE) return SqlErrorOf(db, path, what);
+  return Status::Ok();
+}
+
 }  // namespace
 
 NodeResult NodeCheck(const std::string& stage, const std::string& node, const std::string& check,
@@ -584,10 +601,17 @@ Result<std::vector<NodeResult>> Store::GetNodeResults(int64_t run_id) {
 }
 
 Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
+  std::vector<PairResult> out;
+  Status s = ForEachPairResult(run_id, [&](PairResult&& r) { out.push_back(std::move(r)); });
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status Store::ForEachPairResult(int64_t run_id, const std::function<void(PairResult&&)>& each) {
   std::lock_guard lock(mu_);
-  return SelectAll<PairResult>(
+  return ForEachRow<PairResult>(
       db_, std::string(kPairResultColumns) + "WHERE run_id = ? AND round = 0 ORDER BY id", run_id,
-      ReadPairResultRound, path_, "get pair results");
+      ReadPairResultRound, each, path_, "get pair results");
 }
 
 Result<std::vector<NodeResult>> Store::GetRoundNodeResults(int64_t run_id) {

@@ -7,6 +7,7 @@
 // serialized inside.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -126,6 +127,10 @@ class Store {
   // burn-in's facts, parity and health): what the analysis judges.
   Result<std::vector<NodeResult>> GetNodeResults(int64_t run_id);
   Result<std::vector<PairResult>> GetPairResults(int64_t run_id);
+  // The same, one at a time, without holding them all (a run of 256 nodes
+  // has a million): stops at the first row that cannot be read. `each`
+  // runs with the store's lock held; it must not call the store.
+  Status ForEachPairResult(int64_t run_id, const std::function<void(PairResult&&)>& each);
   Result<std::vector<Verdict>> GetVerdicts(int64_t run_id);
   // A burn-in's rounds (round >= 1), in the order written.
   Result<std::vector<NodeResult>> GetRoundNodeResults(int64_t run_id);
