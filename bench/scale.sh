@@ -1,65 +1,160 @@
 #!/bin/bash
-# bench/scale: a healthy full non-GPU run on N simulated nodes, set up as
-# tests/cluster/healthy_test.sh sets up 8 (issue 17): data (MTU 9000) and
-# mgmt (MTU 1500, ssh) networks, docker0 on every node, strict host keys
-# with a known_hosts of the inventory's addresses only, [defaults] gpus = 0,
-# all stages. Prints the wall time, the controller's CPU (user + sys) and
-# peak RSS (/usr/bin/time -v), the ports stage's probes per second, the
-# retests of every pair stage, and every verdict. The exit status is the
-# run's (0 = PASS). Needs root.
-#   bench/scale.sh N [BUILD_DIR]            (BUILD_DIR default: build)
-# Keep N at 16 or below on a shared machine; 64 and 128 are the lead's.
+# bench/scale: the cost of a healthy full non-GPU run on N simulated nodes,
+# for each N given, and how each cost grows (issue 14). Every size is set
+# up as tests/cluster/healthy_test.sh sets up 8: data (MTU 9000) and mgmt
+# (MTU 1500, ssh) networks, docker0 on every node, strict host keys with a
+# known_hosts of the inventory's addresses only, [defaults] gpus = 0, all
+# stages. Needs root.
+#   bench/scale.sh [--build DIR] N [N ...]      (e.g. 16 32 64 128 256)
+#
+# One row per size:
+#   wall_s      the run's wall time; connect..mpi: each stage's own (its
+#               progress line), connect = push and hello
+#   cpu_s       the controller's own user+sys (getrusage, no children)
+#   rss_MB      the controller's own peak RSS (VmHWM, getrusage) — not
+#               /usr/bin/time's, which is the largest process of the tree
+#               and so mpirun's once the mpi stage starts it
+#   tree_MB     /usr/bin/time's figure, for comparison
+#   rep_MB      peak RSS of `report --html --junit` on the run's database
+#   results     node and pair results stored; db_MB the database's size
+#   probes/s    the ports stage's first attempts per second of its probe
+#               phase; p90_ms the slowest batch's 90th percentile connect
+#   retests     the confirmation passes' retests, all pair stages
+#   load        the machine's 1-minute load average, its peak in the run:
+#               a 2-core machine carrying N sshds and agents says so here
+#   verdicts    verdicts that are not pass; every one is printed below
+# Then, for each column, the growth exponent e between sizes (cost ~ N^e):
+# about 1 grows per node, about 2 per pair.
+# The run's files stay in /tmp/ccscale-bench-N for a look afterwards.
+# CCSCALE_WRAP="heaptrack -o F" puts a profiler in front of the run.
 set -u
-N=${1:?usage: bench/scale.sh N [BUILD_DIR]}
-case $N in ""|*[!0-9]*) echo "bench/scale: N must be a number: $N"; exit 2 ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD=$(cd "${2:-$HERE/../build}" && pwd) || exit 2
+BUILD=$HERE/../build
+if [ "${1:-}" = --build ]; then BUILD=${2:?--build needs a directory}; shift 2; fi
+[ $# -ge 1 ] || { echo "usage: bench/scale.sh [--build DIR] N [N ...]"; exit 2; }
+for n in "$@"; do
+  case $n in "" | *[!0-9]*) echo "bench/scale: N must be a number: $n"; exit 2 ;; esac
+done
+BUILD=$(cd "$BUILD" && pwd) || exit 2
 SC="$HERE/../tests/cluster/simcluster.sh"
 export SIMCLUSTER_PREFIX=ccscale SIMCLUSTER_DIR=/tmp/simcluster-ccscale
 D=$SIMCLUSTER_DIR
-# The run's files stay for a look afterwards (the cluster's DIR goes with it).
-OUT=/tmp/ccscale-bench-$N
 [ "$(id -u)" = 0 ] || { echo "bench/scale needs root"; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench/scale needs /usr/bin/time (apt-get install time)"; exit 2; }
-for t in jq sqlite3; do command -v $t >/dev/null || { echo "bench/scale needs $t"; exit 2; }; done
-trap '"$SC" down >/dev/null 2>&1' EXIT
+for t in jq sqlite3 bc; do command -v $t >/dev/null || { echo "bench/scale needs $t"; exit 2; }; done
+trap '"$SC" down >/dev/null 2>&1; [ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null' EXIT
 
-rm -rf "$OUT"
-mkdir -p "$OUT"
-echo "bench/scale: bringing up $N nodes (files in $OUT)..." >&2
-"$SC" up "$N" --nics 2 --mtu-data 9000 --ssh-nic 1 --docker0 --known-hosts inventory --gpus 0 \
-  --base auto >"$OUT/up.log" 2>&1 || { cat "$OUT/up.log"; echo "simcluster up $N failed"; exit 2; }
-{ cat "$D/inventory.toml"
-  printf '\n[stages.mpi]\niters = 5\nmessage_size = "64K"\n'
-} >"$OUT/scale.toml"
-DB=$OUT/scale.db
+ROWS=$(mktemp /tmp/ccscale-rows.XXXXXX)
+COLS="nodes pairs exit wall_s connect facts parity health nics ports mpi cpu_s rss_MB tree_MB rep_MB results db_MB probes/s p90_ms retests load verdicts"
 
-/usr/bin/time -v -o "$OUT/time.txt" "$BUILD/clustercheck" run "$OUT/scale.toml" --db "$DB" \
-  >"$OUT/run.out" 2>"$OUT/run.err"
-rc=$?
+# The seconds of a stage from the run's progress lines ("  ports  ... in 17.5s").
+stage_s() {
+  awk -v s="$1" '$1 == s && $NF ~ /^[0-9.]+s$/ { v = $NF } END { sub(/s$/, "", v); print (v == "" ? "-" : v) }' "$2"
+}
 
-tv() { awk -F': ' -v k="$1" '$1 ~ k {print $2}' "$OUT/time.txt"; }
-wall=$(tv 'Elapsed \\(wall clock\\)')
-user=$(tv 'User time')
-sys=$(tv 'System time')
-rss_kb=$(tv 'Maximum resident set size')
-meta=$(sqlite3 "$DB" "select meta from runs where id=1")
-probes=$(jq -r '.ports.probes // 0' <<<"$meta")
-probe_ms=$(jq -r '.ports.probe_ms // 0' <<<"$meta")
-rate=$(awk -v p="$probes" -v ms="$probe_ms" 'BEGIN { if (ms > 0) printf "%.0f", p / (ms / 1000); else print "-" }')
+one() {
+  local N=$1 OUT=/tmp/ccscale-bench-$1
+  rm -rf "$OUT"
+  mkdir -p "$OUT"
+  echo "bench/scale: bringing up $N nodes (files in $OUT)..." >&2
+  if ! "$SC" up "$N" --nics 2 --mtu-data 9000 --ssh-nic 1 --docker0 --known-hosts inventory \
+    --gpus 0 --base auto >"$OUT/up.log" 2>&1; then
+    tail -5 "$OUT/up.log" >&2
+    echo "bench/scale: simcluster up $N failed" >&2
+    return 1
+  fi
+  { cat "$D/inventory.toml"; printf '\n[stages.mpi]\niters = 5\nmessage_size = "64K"\n'; } >"$OUT/scale.toml"
+  local DB=$OUT/scale.db
+  (peak=0; while :; do
+    l=$(cut -d' ' -f1 /proc/loadavg)
+    peak=$(awk -v l="$l" -v p="$peak" 'BEGIN { print (l + 0 > p + 0 ? l : p) }')
+    echo "$peak" >"$OUT/load.txt"
+    sleep 2
+  done) &
+  SAMPLER=$!
+  echo "bench/scale: running on $N nodes..." >&2
+  # shellcheck disable=SC2086
+  CLUSTERCHECK_SELF_USAGE=$OUT/self.txt /usr/bin/time -v -o "$OUT/time.txt" \
+    ${CCSCALE_WRAP:-} "$BUILD/clustercheck" run "$OUT/scale.toml" --db "$DB" >"$OUT/run.out" 2>"$OUT/run.err"
+  local rc=$?
+  kill "$SAMPLER" 2>/dev/null
+  wait "$SAMPLER" 2>/dev/null
+  SAMPLER=
+  /usr/bin/time -v -o "$OUT/report-time.txt" "$BUILD/clustercheck" report --db "$DB" \
+    --html "$OUT/report.html" --junit "$OUT/junit.xml" >"$OUT/report.out" 2>&1
+  "$BUILD/clustercheck" report --db "$DB" --json >"$OUT/report.json" 2>/dev/null
 
-echo "== bench/scale: $N nodes, all stages, exit $rc =="
-printf '%-22s %s\n' "first line" "$(head -1 "$OUT/run.out")"
-printf '%-22s %s\n' "wall" "$wall"
-printf '%-22s %.2f s (user %s + sys %s)\n' "controller CPU" "$(echo "$user + $sys" | bc)" "$user" "$sys"
-printf '%-22s %.1f MB\n' "controller peak RSS" "$(echo "$rss_kb / 1024" | bc -l)"
-printf '%-22s %s probes in %s ms: %s probes/s\n' "ports" "$probes" "$probe_ms" "$rate"
-printf '%-22s %s\n' "retests" "$(jq -c '[to_entries[] | select(.key | startswith("retests."))] | from_entries' <<<"$meta")"
-echo "stage times (run's progress lines):"
-grep -E '^  [a-z]+ +[0-9]+/[0-9]+ .* in [0-9.]+s$' "$OUT/run.err" | sed 's/^/  /'
-echo "results that are not pass or skip:"
-sqlite3 "$DB" "select '  ' || stage || '/' || check_name || ' ' || outcome || ' x' || count(*) || ': ' || substr(min(message), 1, 160) from (select stage, check_name, outcome, message from node_results where run_id=1 union all select stage, check_name, outcome, message from pair_results where run_id=1) where outcome not in ('pass','skip') group by stage, check_name, outcome"
-echo "verdicts:"
-"$BUILD/clustercheck" report --db "$DB" --json 2>/dev/null |
-  jq -r '.verdicts[] | "  \(.severity) \(.kind) \(.stage)/\(.check): \(.summary)"' | head -50
-exit $rc
+  local tv self meta
+  tv() { awk -F': ' -v k="$1" '$1 ~ k {print $2}' "$2"; }
+  self=$(cat "$OUT/self.txt" 2>/dev/null)
+  kv() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$self"; }
+  local rss_kb user sys
+  rss_kb=$(kv max_rss_kb); user=$(kv user_s); sys=$(kv sys_s)
+  meta=$(sqlite3 "$DB" "select meta from runs where id=1")
+  local probes probe_ms rate p90 retests results db_bytes verdicts
+  probes=$(jq -r '.ports.probes // 0' <<<"$meta")
+  probe_ms=$(jq -r '.ports.probe_ms // 0' <<<"$meta")
+  rate=$(awk -v p="$probes" -v ms="$probe_ms" 'BEGIN { if (ms > 0) printf "%.0f", p / (ms / 1000); else print "-" }')
+  p90=$(jq -r '[.ports.batches[]?.p90_connect_ms] | max // "-"' <<<"$meta")
+  retests=$(jq -r '[to_entries[] | select(.key | startswith("retests.")) | .value.retested // 0] | add // 0' <<<"$meta")
+  results=$(sqlite3 "$DB" "select (select count(*) from node_results where run_id=1) + (select count(*) from pair_results where run_id=1)")
+  db_bytes=$(cat "$DB" "$DB-wal" 2>/dev/null | wc -c)
+  verdicts=$(jq '[.verdicts[] | select(.severity != "pass")] | length' "$OUT/report.json")
+  local wall
+  wall=$(awk -F': ' '$1 ~ /Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$OUT/time.txt")
+  printf '%s %s %s %.1f %s %s %s %s %s %s %s %.2f %.1f %.1f %.1f %s %.1f %s %s %s %s %s\n' \
+    "$N" $((N * (N - 1) / 2)) "$rc" "$wall" \
+    "$(stage_s connect "$OUT/run.err")" "$(stage_s facts "$OUT/run.err")" \
+    "$(stage_s parity "$OUT/run.err")" "$(stage_s health "$OUT/run.err")" \
+    "$(stage_s nics "$OUT/run.err")" "$(stage_s ports "$OUT/run.err")" \
+    "$(stage_s mpi "$OUT/run.err")" \
+    "$(echo "${user:-0} + ${sys:-0}" | bc)" "$(echo "${rss_kb:-0} / 1024" | bc -l)" \
+    "$(echo "$(tv 'Maximum resident set size' "$OUT/time.txt") / 1024" | bc -l)" \
+    "$(echo "$(tv 'Maximum resident set size' "$OUT/report-time.txt") / 1024" | bc -l)" \
+    "$results" "$(echo "$db_bytes / 1048576" | bc -l)" "$rate" "$p90" "$retests" \
+    "$(cat "$OUT/load.txt" 2>/dev/null || echo -)" "$verdicts" >>"$ROWS"
+  {
+    echo "== $N nodes: exit $rc: $(head -1 "$OUT/run.out")"
+    echo "results that are not pass or skip:"
+    sqlite3 "$DB" "select '  ' || stage || '/' || check_name || ' ' || outcome || ' x' || count(*) || ': ' || substr(min(message), 1, 160) from (select stage, check_name, outcome, message from node_results where run_id=1 union all select stage, check_name, outcome, message from pair_results where run_id=1) where outcome not in ('pass','skip') group by stage, check_name, outcome"
+    echo "verdicts:"
+    jq -r '.verdicts[] | select(.severity != "pass") | "  \(.severity) \(.kind) \(.stage)/\(.check): \(.summary)"' "$OUT/report.json" | head -50
+  } >"$OUT/verdicts.txt"
+  "$SC" down >/dev/null 2>&1
+}
+
+for n in "$@"; do one "$n"; done
+
+echo
+echo "== bench/scale: healthy simulated nodes over ssh, all stages, [defaults] gpus = 0 =="
+{ echo "$COLS"; cat "$ROWS"; } | column -t
+for n in "$@"; do cat "/tmp/ccscale-bench-$n/verdicts.txt" 2>/dev/null; done
+
+# Growth: e = ln(y2/y1) / ln(n2/n1) between consecutive sizes and over the
+# whole range, for the columns that are costs.
+if [ "$(wc -l <"$ROWS")" -ge 2 ]; then
+  echo
+  echo "== growth exponent e (cost ~ nodes^e; ~1 per node, ~2 per pair) =="
+  awk -v cols="$COLS" '
+    BEGIN { n = split(cols, name, " ") }
+    { for (i = 1; i <= n; i++) v[NR, i] = $i; rows = NR }
+    function e(a, b, i) {
+      if (v[a, i] + 0 <= 0 || v[b, i] + 0 <= 0 || v[a, 1] == v[b, 1]) return "-"
+      return sprintf("%.2f", log(v[b, i] / v[a, i]) / log(v[b, 1] / v[a, 1]))
+    }
+    END {
+      want = "wall_s nics ports mpi cpu_s rss_MB rep_MB results db_MB"
+      hdr = sprintf("%-8s", "column")
+      for (r = 2; r <= rows; r++) hdr = hdr sprintf(" %9s", v[r - 1, 1] "-" v[r, 1])
+      print hdr sprintf(" %9s  %s", v[1, 1] "-" v[rows, 1], "grows")
+      for (i = 1; i <= n; i++) {
+        if (index(" " want " ", " " name[i] " ") == 0) continue
+        line = sprintf("%-8s", name[i])
+        for (r = 2; r <= rows; r++) line = line sprintf(" %9s", e(r - 1, r, i))
+        whole = e(1, rows, i)
+        grows = whole == "-" ? "-" : whole < 1.4 ? "per node" : whole <= 2.3 ? "per pair" : "faster than per pair"
+        print line sprintf(" %9s  %s", whole, grows)
+      }
+    }' "$ROWS"
+fi
+rm -f "$ROWS"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/outcome.h"
+#include "common/self_usage.h"
 #include "orchestrator/burnin/burnin_command.h"
 #include "orchestrator/history_command.h"
 #include "orchestrator/run_command.h"
@@ -157,7 +158,9 @@ int main(int argc, char** argv) {
     run.color = tty;
     run.progress_tty = isatty(STDERR_FILENO);
     run.stages = SplitStageList(stages);
-    return cc::RunClusterCheck(run);
+    int rc = cc::RunClusterCheck(run);
+    cc::WriteSelfUsageIfAsked();  // bench/scale.sh
+    return rc;
   }
   if (*burnin_cmd) {
     if (!burnin_for.empty()) {
