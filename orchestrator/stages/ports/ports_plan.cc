@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "orchestrator/inventory/stage_settings.h"
+#include "orchestrator/stages/ports/probe_plan.h"
 
 namespace cc {
 
@@ -132,44 +133,26 @@ std::vector<int> ListenPorts(const std::vector<int>& listed, std::optional<int> 
 std::vector<PlannedProbe> PlanProbes(const std::vector<std::string>& senders,
                                      const std::vector<ReceiverInfo>& receivers,
                                      const std::vector<int>& listed) {
+  ProbePlan plan(senders, receivers, listed);
   std::vector<PlannedProbe> out;
-  for (const std::string& src : senders) {
-    for (const ReceiverInfo& r : receivers) {
-      if (r.node == src) continue;
-      auto add = [&](int port, PortKind kind, bool plain, const std::string& why) {
-        out.push_back({src, r.node, r.addr, port, kind, plain, why});
-      };
-      if (r.ssh_port) add(*r.ssh_port, PortKind::kSsh, true, "");
-      for (int port : listed) {
-        if (r.ssh_port && port == *r.ssh_port) continue;
-        auto err = r.bind_errors.find(port);
-        if (err != r.bind_errors.end()) {
-          add(port, PortKind::kListed, true, err->second);
-        } else if (r.bound.count(port)) {
-          add(port, PortKind::kListed, false, "");
-        }
-      }
-      for (int port : r.ephemeral) add(port, PortKind::kEphemeral, false, "");
-    }
-  }
+  out.reserve(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) out.push_back(plan.At(i));
   return out;
 }
 
 std::map<std::string, std::vector<size_t>> BatchProbes(
-    const std::vector<PlannedProbe>& plan,
+    const ProbePlan& plan,
     const std::vector<std::vector<std::pair<std::string, std::string>>>& rounds, size_t first,
     size_t count, const std::set<std::string>& skip) {
-  std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_pair;
-  for (size_t i = 0; i < plan.size(); ++i) by_pair[{plan[i].src, plan[i].dst}].push_back(i);
   std::map<std::string, std::vector<size_t>> out;
   for (size_t r = first; r < first + count && r < rounds.size(); ++r) {
     for (const auto& [a, b] : rounds[r]) {
       if (skip.count(a) || skip.count(b)) continue;
       for (const auto& [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
-        auto it = by_pair.find({src, dst});
-        if (it == by_pair.end()) continue;
+        auto [lo, hi] = plan.Range(src, dst);
+        if (lo == hi) continue;
         auto& v = out[src];
-        v.insert(v.end(), it->second.begin(), it->second.end());
+        for (size_t i = lo; i < hi; ++i) v.push_back(i);
       }
     }
   }

@@ -82,6 +82,8 @@ struct PlannedProbe {
   std::string bind_error;  // why dst could not listen ("" when it did)
 };
 
+class ProbePlan;  // probe_plan.h: the same plan, held per node
+
 // Every (sender, receiver, port) with sender != receiver: for each
 // receiver its ssh port, every listed port (the ssh port counts as ssh
 // only) and its own ephemeral sample. Grouped by sender, receivers and
@@ -95,9 +97,9 @@ std::vector<PlannedProbe> PlanProbes(const std::vector<std::string>& senders,
 // directions of every pair, as plan indices grouped by sender; pairs with
 // a node in `skip` (lost) are left out. Every receiver is probed by at
 // most `count` senders in a batch, one per round: the bound on inbound
-// load. `plan` as PlanProbes made it.
+// load.
 std::map<std::string, std::vector<size_t>> BatchProbes(
-    const std::vector<PlannedProbe>& plan,
+    const ProbePlan& plan,
     const std::vector<std::vector<std::pair<std::string, std::string>>>& rounds, size_t first,
     size_t count, const std::set<std::string>& skip);
 

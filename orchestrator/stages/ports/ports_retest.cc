@@ -46,11 +46,13 @@ PairResult ConfirmPortProbe(const PairResult& first, const PairResult& second) {
 SymptomBudget::SymptomBudget(const std::vector<PlannedProbe>& plan,
                              const std::vector<Outcome>& first, int confirmations)
     : confirmations_(confirmations) {
-  for (size_t i = 0; i < plan.size() && i < first.size(); ++i) {
-    if (!IsPassOrWarn(first[i])) continue;
-    ++worked_[In(plan[i])];
-    ++worked_[Out(plan[i])];
-  }
+  for (size_t i = 0; i < plan.size() && i < first.size(); ++i) FirstAttempt(plan[i], first[i]);
+}
+
+void SymptomBudget::FirstAttempt(const PlannedProbe& p, Outcome o) {
+  if (!IsPassOrWarn(o)) return;
+  ++worked_[In(p)];
+  ++worked_[Out(p)];
 }
 
 int SymptomBudget::Count(const std::map<Key, int>& m, const Key& k) {
@@ -71,10 +73,16 @@ void SymptomBudget::Confirmed(const PlannedProbe& p) {
 
 std::vector<std::vector<RetestPair>> RetestRounds(const std::vector<PlannedProbe>& plan,
                                                   const std::vector<size_t>& failed) {
+  return RetestRounds([&](size_t i) { return std::make_pair(plan[i].src, plan[i].dst); }, failed);
+}
+
+std::vector<std::vector<RetestPair>> RetestRounds(
+    const std::function<std::pair<std::string, std::string>(size_t)>& pair_of,
+    const std::vector<size_t>& failed) {
   std::vector<std::pair<std::string, std::string>> pairs;
   std::map<std::pair<std::string, std::string>, std::vector<size_t>> probes;
   for (size_t i : failed) {
-    auto key = std::make_pair(plan[i].src, plan[i].dst);
+    auto key = pair_of(i);
     auto& v = probes[key];
     if (v.empty()) pairs.push_back(key);
     v.push_back(i);

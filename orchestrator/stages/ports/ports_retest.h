@@ -21,6 +21,7 @@
 // Pure: no I/O; thread-compatible.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -66,6 +67,12 @@ class SymptomBudget {
   // `first` holds the first attempt's outcome of every plan entry.
   SymptomBudget(const std::vector<PlannedProbe>& plan, const std::vector<Outcome>& first,
                 int confirmations = kConfirmationsPerSymptom);
+  // An empty budget, told the first attempts one at a time (FirstAttempt):
+  // the ports stage holds no plan of PlannedProbes to hand over.
+  explicit SymptomBudget(int confirmations = kConfirmationsPerSymptom)
+      : confirmations_(confirmations) {}
+  // p's first attempt ended `o`: a pass or warn says its ports worked.
+  void FirstAttempt(const PlannedProbe& p, Outcome o);
 
   // True when p's symptom (its receiver's port, or its sender's port) was
   // confirmed often enough: retesting p adds nothing.
@@ -97,5 +104,9 @@ struct RetestPair {
 };
 std::vector<std::vector<RetestPair>> RetestRounds(const std::vector<PlannedProbe>& plan,
                                                   const std::vector<size_t>& failed);
+// The same, with each failed index's (src, dst) given by `pair_of`.
+std::vector<std::vector<RetestPair>> RetestRounds(
+    const std::function<std::pair<std::string, std::string>(size_t)>& pair_of,
+    const std::vector<size_t>& failed);
 
 }  // namespace cc

@@ -45,6 +45,24 @@ TEST(SymptomBudget, AReceiversPortIsCoveredAfterEnoughConfirmations) {
   EXPECT_FALSE(b.Covered(P("n4", "n5", 29500)));  // another receiver
 }
 
+TEST(SymptomBudget, FirstAttemptsToldOneAtATimeCountAsTheWholePlanGivenAtOnce) {
+  // The ports stage holds no plan (probe_plan.h) and tells each attempt.
+  Fixture f([](int s, int d, int port) { return (d == 3 && port == 29500) || s == 1; });
+  SymptomBudget whole(f.plan, f.first, 2);
+  SymptomBudget told(2);
+  for (size_t i = 0; i < f.plan.size(); ++i) told.FirstAttempt(f.plan[i], f.first[i]);
+  for (const auto& [src, dst] : {std::pair{"n1", "n2"}, {"n2", "n3"}, {"n4", "n3"}, {"n1", "n3"}}) {
+    whole.Confirmed(P(src, dst, 29500));
+    told.Confirmed(P(src, dst, 29500));
+  }
+  for (const PlannedProbe& p : f.plan)
+    EXPECT_EQ(told.Covered(p), whole.Covered(p)) << p.src << p.dst;
+  SymptomBudget nothing_worked(1);
+  nothing_worked.FirstAttempt(P("n2", "n3", 29500), Outcome::kFail);
+  nothing_worked.Confirmed(P("n2", "n3", 29500));  // no peer to compare: no suspect
+  EXPECT_FALSE(nothing_worked.Covered(P("n4", "n3", 29500)));
+}
+
 TEST(SymptomBudget, ASendersPortIsCoveredWhenItsReceiversWorkForOthers) {
   Fixture f([](int s, int, int) { return s == 1; });
   SymptomBudget b(f.plan, f.first, 2);

@@ -12,10 +12,15 @@
 //   3. `stop`: every listener closes.
 // A node whose agent stops answering in phase 2 or 3 is lost (node_lost.h):
 // it is left out of the later batches and ends as one `node-lost` verdict.
-// Then one PairResult per (sender, receiver, port) in one transaction, a
+// One PairResult per (sender, receiver, port): a first attempt that passed
+// is stored as its batch answers, in chunks, and not kept; the rest stays
+// in memory for its retest and is stored at the end (issue 14: holding
+// every probe's plan entry, answer, result and cell was 84 MB of the
+// controller's 119 MB heap at 64 nodes, and grows per pair). Then a
 // NodeResult "listen" per node, and the attribution's verdicts
-// (ports_verdict.h, stored_verdict.h); a summary goes to the
-// run's meta under "ports", the retest counts under "retests.ports".
+// (ports_verdict.h, stored_verdict.h), which need every probe's cell only
+// when some probe did not pass; a summary goes to the run's meta under
+// "ports", the retest counts under "retests.ports".
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -36,6 +41,7 @@
 #include "orchestrator/stages/ports/ports_retest.h"
 #include "orchestrator/stages/ports/ports_spec.h"
 #include "orchestrator/stages/ports/ports_verdict.h"
+#include "orchestrator/stages/ports/probe_plan.h"
 #include "orchestrator/stages/ports/stored_verdict.h"
 
 namespace cc {
@@ -58,6 +64,9 @@ constexpr double kMaxRetestS = 120;
 // A sender whose answer is late gets this much more before it counts as
 // lost: a starved ssh session on a loaded controller is not a lost node.
 constexpr double kLostGraceS = 10;
+// Passed first attempts are stored this many at a time: one transaction
+// each, and never more of them in memory.
+constexpr size_t kPassChunk = 2048;
 
 std::string RandomHex(size_t bytes) {
   std::string raw(bytes, '\0');
@@ -98,6 +107,21 @@ struct Answer {
   Status status = Status::Internal("not probed");
 };
 
+// What a sender's agent said about a batch: the plan indices it was sent
+// and, in their order, its probe objects (all of them when status is ok).
+struct BatchAnswer {
+  const std::vector<size_t>& idx;
+  const Status& status;
+  const std::vector<Json>& probes;
+  Answer At(size_t k) const {
+    Answer a;
+    a.status = status;
+    if (status.ok()) a.data = probes[k];
+    return a;
+  }
+};
+using AnswerSink = std::function<void(const BatchAnswer&)>;
+
 // Plan indices per sender for one batch of probes.
 using Targets = std::map<std::string, std::vector<size_t>>;
 
@@ -126,9 +150,9 @@ class PortsStage : public Stage {
     const Clock::time_point t1 = clock_->Now();
     Probe(ctx);
     const Clock::time_point t2 = clock_->Now();
-    std::vector<PairResult> results = FirstResults();
+    KeepUnanswered();
     // A burn-in's rounds are its confirmation: one round accuses no one.
-    if (!ctx.burnin_round()) Retest(ctx, &results);
+    if (!ctx.burnin_round()) Retest(ctx);
     const Clock::time_point t3 = clock_->Now();
     const double alive_ms = SinceStartMs();
     peers_.Stop(
@@ -140,7 +164,7 @@ class PortsStage : public Stage {
     auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };
-    Record(ctx, std::move(results), ms(start_, t1), ms(t1, t2), ms(t2, t3));
+    Record(ctx, ms(start_, t1), ms(t1, t2), ms(t2, t3));
     TakeLostOutOfFleet(ctx);
     return Status::Ok();
   }
@@ -196,11 +220,10 @@ class PortsStage : public Stage {
       senders.push_back(p.name);
       receivers.push_back(p.info);
     }
-    plan_ = PlanProbes(senders, receivers, settings_.ports);
-    // A burn-in round probes its own pairs, both directions, and no others.
-    std::erase_if(plan_,
-                  [&](const auto& probe) { return !ctx.MeetsThisRound(probe.src, probe.dst); });
-    answers_.assign(plan_.size(), Answer{});
+    plan_ = ProbePlan(senders, receivers, settings_.ports);
+    first_state_.assign(plan_.size(), 0);
+    first_outcome_.assign(plan_.size(), Outcome::kError);
+    state_names_ = {""};
   }
 
   // Phase 2's burst: `window` rounds at a time, both directions of every
@@ -212,7 +235,9 @@ class PortsStage : public Stage {
     for (const Peer& p : peers_) {
       if (p.listen.ok()) listening.push_back(p.name);
     }
-    std::vector<Round> rounds = ctx.PairRounds(listening);
+    // A burn-in round probes its own pairs, both directions, and no others.
+    rounds_ = ctx.PairRounds(listening);
+    const std::vector<Round>& rounds = rounds_;
     ProbePacer pacer({.max_window = settings_.senders_per_receiver});
     batches_ = Json::array();
     for (size_t next = 0; next < rounds.size();) {
@@ -222,8 +247,13 @@ class PortsStage : public Stage {
                           std::to_string(next + 1) + "-" + std::to_string(next + w) + " of " +
                           std::to_string(rounds.size());
       const Clock::time_point t0 = clock_->Now();
-      RunBatch(ctx, targets, settings_.timeout_ms, phase, &answers_);
-      std::vector<double> connect_ms = ConnectTimes(targets);
+      RunBatch(ctx, targets, settings_.timeout_ms, phase,
+               [&](const BatchAnswer& a) { OnFirstAnswers(ctx, a); });
+      std::vector<double> connect_ms;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        connect_ms.swap(batch_connect_ms_);
+      }
       batches_.push_back({{"rounds", w},
                           {"senders_per_receiver", w},
                           {"p90_connect_ms", Percentile(connect_ms, 0.9)},
@@ -232,30 +262,103 @@ class PortsStage : public Stage {
       next += w;
       ctx.progress().Advance(static_cast<long long>(w));
     }
+    FlushPasses(ctx, 0);
   }
 
-  // Connect times of the probes of a batch that got an answer: the
-  // pacer's congestion signal.
-  std::vector<double> ConnectTimes(const Targets& targets) const {
-    std::vector<double> out;
-    for (const auto& [src, idx] : targets) {
-      for (size_t i : idx) {
-        const Answer& a = answers_[i];
-        if (!a.status.ok() || !a.data.contains("ms") || !a.data["ms"].is_number()) continue;
-        std::string st = a.data.value("state", "");
-        if (st == "open" || st == "open-other" || st == "refused" || st == "unreachable") {
-          out.push_back(a.data["ms"].get<double>());
+  // A connect time of a probe that got an answer: the pacer's congestion
+  // signal. Negative when the probe has none.
+  static double ConnectMs(const Answer& a) {
+    if (!a.status.ok() || !a.data.contains("ms") || !a.data["ms"].is_number()) return -1;
+    std::string st = a.data.value("state", "");
+    if (st == "open" || st == "open-other" || st == "refused" || st == "unreachable") {
+      return a.data["ms"].get<double>();
+    }
+    return -1;
+  }
+
+  uint8_t InternState(const std::string& state) {  // under mu_
+    for (size_t k = 0; k < state_names_.size(); ++k) {
+      if (state_names_[k] == state) return static_cast<uint8_t>(k);
+    }
+    if (state_names_.size() == 255) return 0;  // cannot happen: JudgeProbe has 7 states
+    state_names_.push_back(state);
+    return static_cast<uint8_t>(state_names_.size() - 1);
+  }
+
+  // A sender's first attempts of a batch: judged at once; a pass goes to
+  // the store (FlushPasses) and is not kept, anything else is kept for its
+  // retest and the end of the stage.
+  void OnFirstAnswers(StageContext& ctx, const BatchAnswer& b) {
+    std::vector<PairResult> results;
+    std::vector<double> connect;
+    results.reserve(b.idx.size());
+    for (size_t k = 0; k < b.idx.size(); ++k) {
+      Answer a = b.At(k);
+      double c = ConnectMs(a);
+      if (c >= 0) connect.push_back(c);
+      results.push_back(Judge(b.idx[k], a));
+    }
+    size_t stored_at = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch_connect_ms_.insert(batch_connect_ms_.end(), connect.begin(), connect.end());
+      for (size_t k = 0; k < b.idx.size(); ++k) {
+        const size_t i = b.idx[k];
+        PairResult& r = results[k];
+        first_state_[i] = InternState(r.state);
+        first_outcome_[i] = r.outcome;
+        if (r.outcome == Outcome::kPass) {
+          ++passed_by_state_[r.state];
+          ++passes_stored_;
+          passes_.push_back(std::move(r));
+        } else {
+          kept_[i] = std::move(r);
+        }
+      }
+      stored_at = passes_.size();
+    }
+    if (stored_at >= kPassChunk) FlushPasses(ctx, kPassChunk);
+  }
+
+  // Stores the passes held once there are at least `at_least` of them.
+  void FlushPasses(StageContext& ctx, size_t at_least) {
+    std::vector<PairResult> out;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (passes_.empty() || passes_.size() < at_least) return;
+      out.swap(passes_);
+    }
+    ctx.Record(std::move(out));
+  }
+
+  // Every planned probe of the stage's pairs that no agent answered (a
+  // node lost before its batch) is kept as its first attempt says: "not
+  // probed", an error that HideLost turns into a skip.
+  void KeepUnanswered() {
+    std::lock_guard<std::mutex> lock(mu_);
+    probes_ = 0;
+    for (const Round& round : rounds_) {
+      for (const auto& [a, b] : round) {
+        for (const auto& [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
+          auto [lo, hi] = plan_.Range(src, dst);
+          probes_ += hi - lo;
+          for (size_t i = lo; i < hi; ++i) {
+            if (first_state_[i] != 0) continue;
+            PairResult r = Judge(i, Answer{});
+            first_state_[i] = InternState(r.state);
+            first_outcome_[i] = r.outcome;
+            kept_[i] = std::move(r);
+          }
         }
       }
     }
-    return out;
   }
 
   // Sends every sender of `targets` its probes as one control line and
   // waits for the answers, all senders at once. A sender whose agent stops
   // answering is lost (node_lost.h).
   void RunBatch(StageContext& ctx, const Targets& targets, int timeout_ms, const std::string& phase,
-                std::vector<Answer>* answers) {
+                const AnswerSink& sink) {
     std::vector<std::string> names;
     for (const auto& [src, idx] : targets) {
       if (!idx.empty() && !Lost(src)) names.push_back(src);
@@ -264,16 +367,16 @@ class PortsStage : public Stage {
     const Json tokens(tokens_);
     const double alive_ms = SinceStartMs();
     peers_.ForEach(ctx, names, [&](Peer& p) {
-      Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, answers);
+      Status st = ProbeOne(p, targets.at(p.name), tokens, timeout_ms, sink);
       if (MeansNodeLost(st)) MarkLost(p.name, phase, alive_ms, st);
     });
   }
 
   Status ProbeOne(Peer& p, const std::vector<size_t>& idx, const Json& tokens, int timeout_ms,
-                  std::vector<Answer>* answers) {
+                  const AnswerSink& sink) {
     Json targets = Json::array();
     for (size_t i : idx) {
-      const PlannedProbe& pp = plan_[i];
+      const PlannedProbe pp = plan_.At(i);
       targets.push_back(
           {{"node", pp.dst}, {"addr", pp.addr}, {"port", pp.port}, {"plain", pp.plain}});
     }
@@ -298,11 +401,7 @@ class PortsStage : public Stage {
       st = Status::Protocol("agent answered " + std::to_string(got.size()) + " probes for " +
                             std::to_string(idx.size()) + " targets");
     }
-    for (size_t k = 0; k < idx.size(); ++k) {
-      Answer& a = (*answers)[idx[k]];
-      a.status = st;
-      if (st.ok()) a.data = got[k];
-    }
+    sink(BatchAnswer{idx, st, got});
     return st;
   }
 
@@ -341,26 +440,38 @@ class PortsStage : public Stage {
   }
 
   PairResult Judge(size_t i, const Answer& a) const;
-  std::vector<PairResult> FirstResults() const;
-  void Retest(StageContext& ctx, std::vector<PairResult>* results);
+  void Retest(StageContext& ctx);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
                          Outcome o, const std::string& message, Json evidence) {
     ctx.Record(NodeCheck("ports", node, check, o, message, std::move(evidence)));
   }
 
-  void Record(StageContext& ctx, std::vector<PairResult> results, double listen_ms, double probe_ms,
-              double retest_ms);
+  void Record(StageContext& ctx, double listen_ms, double probe_ms, double retest_ms);
   void RecordListen(StageContext& ctx, const Peer& p);
-  std::vector<PortCell> HideLost(std::vector<PairResult>* results) const;
+  void HideLost();
+  std::vector<PortCell> Cells(const std::function<bool(size_t)>& want) const;
   std::vector<PairResult> NeverListened() const;
-  void RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells);
+  void RecordVerdicts(StageContext& ctx);
 
   PortsSettings settings_;
   ListeningPeers<Peer> peers_;
   std::map<std::string, std::string> tokens_;
-  std::vector<PlannedProbe> plan_;
-  std::vector<Answer> answers_;  // first attempts, by plan index
+  ProbePlan plan_;
+  std::vector<Round> rounds_;  // the stage's pairs (PairRounds)
+  size_t probes_ = 0;          // planned probes of those pairs (KeepUnanswered)
+  // By plan index, what attribution needs of each first attempt; 0 in
+  // first_state_: not answered. A state is an index into state_names_.
+  std::vector<uint8_t> first_state_;
+  std::vector<Outcome> first_outcome_;
+  std::vector<std::string> state_names_;
+  // First attempts that did not pass, by plan index: retested, merged,
+  // stored at the end (all under mu_ while batches run).
+  std::map<size_t, PairResult> kept_;
+  std::vector<PairResult> passes_;  // passed, not yet stored (FlushPasses)
+  size_t passes_stored_ = 0;
+  std::map<std::string, long long> passed_by_state_;
+  std::vector<double> batch_connect_ms_;
   Json batches_ = Json::array();
   RetestCounts retests_;
   int retests_skipped_ = 0;
@@ -372,7 +483,7 @@ class PortsStage : public Stage {
 };
 
 PairResult PortsStage::Judge(size_t i, const Answer& a) const {
-  const PlannedProbe& pp = plan_[i];
+  const PlannedProbe pp = plan_.At(i);
   PairResult r;
   r.stage = "ports";
   r.src = pp.src;
@@ -398,19 +509,14 @@ PairResult PortsStage::Judge(size_t i, const Answer& a) const {
   return r;
 }
 
-std::vector<PairResult> PortsStage::FirstResults() const {
-  std::vector<PairResult> out;
-  for (size_t i = 0; i < plan_.size(); ++i) out.push_back(Judge(i, answers_[i]));
-  return out;
-}
-
 // Confirmation: every fail/hang and token timeout of the burst again, one prober per
 // receiver (QuietRounds), with a longer deadline; a symptom confirmed by
 // kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
-void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
+void PortsStage::Retest(StageContext& ctx) {
   std::vector<size_t> failed;
-  for (size_t i : PortsToRetest(*results)) {
-    if (!Lost(plan_[i].src) && !Lost(plan_[i].dst)) failed.push_back(i);
+  for (const auto& [i, r] : kept_) {
+    if (!NeedsConfirmation(r.outcome) && !IsTokenTimeout(r)) continue;
+    if (!Lost(plan_.SrcOf(i)) && !Lost(plan_.DstOf(i))) failed.push_back(i);
   }
   if (failed.empty()) {
     ctx.RecordRetests("ports", retests_);
@@ -418,28 +524,39 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
   }
   int timeout_ms = std::max(
       kMinRetestMs, static_cast<int>(std::ceil(settings_.timeout_ms * kRetestDeadlineFactor)));
-  std::vector<Outcome> first;
-  for (const PairResult& r : *results) first.push_back(r.outcome);
-  SymptomBudget budget(plan_, first);
+  SymptomBudget budget;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    if (first_state_[i] != 0 && IsPassOrWarn(first_outcome_[i])) {
+      budget.FirstAttempt(plan_.At(i), first_outcome_[i]);
+    }
+  }
   Deadline budget_time = Deadline::InSeconds(ctx.clock(), kMaxRetestS);
-  std::vector<Answer> second(plan_.size());
-  auto rounds = RetestRounds(plan_, failed);
+  std::map<size_t, Answer> second;
+  std::mutex second_mu;
+  auto rounds = RetestRounds(
+      [this](size_t i) { return std::make_pair(plan_.SrcOf(i), plan_.DstOf(i)); }, failed);
   for (size_t r = 0; r < rounds.size(); ++r) {
     Targets targets;
     for (const RetestPair& p : rounds[r]) {
       if (Lost(p.src) || Lost(p.dst)) continue;
       for (size_t i : p.probes) {
-        if (!budget.Covered(plan_[i]) && !budget_time.Passed()) targets[p.src].push_back(i);
+        if (!budget.Covered(plan_.At(i)) && !budget_time.Passed()) targets[p.src].push_back(i);
       }
     }
     RunBatch(ctx, targets, timeout_ms,
              "retest round " + std::to_string(r + 1) + " of " + std::to_string(rounds.size()),
-             &second);
+             [&](const BatchAnswer& b) {
+               std::lock_guard<std::mutex> lock(second_mu);
+               for (size_t k = 0; k < b.idx.size(); ++k) second[b.idx[k]] = b.At(k);
+             });
     for (const auto& [src, idx] : targets) {
       for (size_t i : idx) {
-        PairResult merged = ConfirmPortProbe((*results)[i], Judge(i, second[i]));
+        auto got = second.find(i);
+        PairResult merged =
+            ConfirmPortProbe(kept_.at(i), Judge(i, got == second.end() ? Answer{} : got->second));
+        if (got != second.end()) second.erase(got);
         const std::string how = merged.evidence.value("confirmation", "");
-        if (how == kConfirmed && NeedsConfirmation(merged.outcome)) budget.Confirmed(plan_[i]);
+        if (how == kConfirmed && NeedsConfirmation(merged.outcome)) budget.Confirmed(plan_.At(i));
         if (how == kCleared) {
           // Neither confirmed, flaky nor unconfirmed: load (ports_retest.h).
           ++retests_.retested;
@@ -447,17 +564,17 @@ void PortsStage::Retest(StageContext& ctx, std::vector<PairResult>* results) {
         } else {
           retests_.Add(merged);
         }
-        (*results)[i] = std::move(merged);
+        kept_[i] = std::move(merged);
       }
     }
   }
   // What was not retested keeps its first attempt, and says why.
   for (size_t i : failed) {
-    PairResult& r = (*results)[i];
+    PairResult& r = kept_.at(i);
     if (r.evidence.contains("confirmation")) continue;
     r.evidence["confirmation"] = kUnconfirmed;
     r.evidence["not_retested"] =
-        budget.Covered(plan_[i])
+        budget.Covered(plan_.At(i))
             ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src +
                   "'s) was confirmed by " + std::to_string(kConfirmationsPerSymptom) +
                   " retests from other peers"
@@ -499,21 +616,37 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
 }
 
 // Results that a lost node leaves without a verdict become skips (their
-// node-lost verdict explains them); returns the cells for attribution.
-std::vector<PortCell> PortsStage::HideLost(std::vector<PairResult>* results) const {
+// node-lost verdict explains them). Passes are never hidden
+// (HiddenByLoss), so the kept results are all it can touch.
+void PortsStage::HideLost() {
   std::set<std::string> lost = LostNames();
+  if (lost.empty()) return;
+  for (auto& [i, r] : kept_) {
+    if (!HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) continue;
+    const std::string& who = lost.count(r.dst) ? r.dst : r.src;
+    r.evidence["first"] = {
+        {"outcome", OutcomeName(r.outcome)}, {"state", r.state}, {"message", r.message}};
+    r.outcome = Outcome::kSkip;
+    r.state = kNodeLostState;
+    r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
+  }
+}
+
+// The attribution's cells of the probes `want` picks, in plan order: the
+// final result of a kept probe, the first attempt of one that passed.
+std::vector<PortCell> PortsStage::Cells(const std::function<bool(size_t)>& want) const {
   std::vector<PortCell> cells;
   for (size_t i = 0; i < plan_.size(); ++i) {
-    PairResult& r = (*results)[i];
-    if (HiddenByLoss(r.src, r.dst, r.outcome, r.state, lost)) {
-      const std::string& who = lost.count(r.dst) ? r.dst : r.src;
-      r.evidence["first"] = {
-          {"outcome", OutcomeName(r.outcome)}, {"state", r.state}, {"message", r.message}};
-      r.outcome = Outcome::kSkip;
-      r.state = kNodeLostState;
-      r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
+    if (!want(i)) continue;
+    auto k = kept_.find(i);
+    if (k == kept_.end() && first_state_[i] == 0) continue;  // not this stage's pair
+    const PlannedProbe pp = plan_.At(i);
+    if (k != kept_.end()) {
+      cells.push_back({pp.src, pp.dst, pp.port, pp.kind, k->second.state, k->second.outcome});
+    } else {
+      cells.push_back(
+          {pp.src, pp.dst, pp.port, pp.kind, state_names_[first_state_[i]], first_outcome_[i]});
     }
-    cells.push_back({plan_[i].src, plan_[i].dst, plan_[i].port, plan_[i].kind, r.state, r.outcome});
   }
   return cells;
 }
@@ -542,7 +675,7 @@ std::vector<PairResult> PortsStage::NeverListened() const {
   return out;
 }
 
-void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& cells) {
+void PortsStage::RecordVerdicts(StageContext& ctx) {
   std::vector<std::string> nodes;
   std::map<std::string, std::pair<int, int>> ranges;
   for (const Peer& p : peers_) {
@@ -551,22 +684,33 @@ void PortsStage::RecordVerdicts(StageContext& ctx, const std::vector<PortCell>& 
   }
   std::vector<PortVerdict> verdicts;
   for (const auto& [name, lost] : lost_) {
-    std::vector<PortCell> before;
-    for (const PortCell& c : cells) {
-      if ((c.src == name || c.dst == name) && c.state != kNodeLostState) before.push_back(c);
-    }
+    std::vector<PortCell> before =
+        Cells([&](size_t i) { return plan_.SrcOf(i) == name || plan_.DstOf(i) == name; });
+    std::erase_if(before, [](const PortCell& c) { return c.state == kNodeLostState; });
     verdicts.push_back(NodeLostVerdict(lost, before));
   }
-  for (PortVerdict& v : AttributePorts(nodes, cells, ranges)) verdicts.push_back(std::move(v));
+  // Every attribution rule starts from a probe that did not pass: when all
+  // passed, there is nothing to attribute and no cell to build.
+  bool all_passed = std::all_of(kept_.begin(), kept_.end(),
+                                [](const auto& k) { return k.second.outcome == Outcome::kPass; });
+  if (!all_passed) {
+    for (PortVerdict& v : AttributePorts(nodes, Cells([](size_t) { return true; }), ranges)) {
+      verdicts.push_back(std::move(v));
+    }
+  }
   for (const PortVerdict& v : verdicts) ctx.Record(StoredVerdict(v));
 }
 
-void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double listen_ms,
-                        double probe_ms, double retest_ms) {
+void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms, double retest_ms) {
   for (const Peer& p : peers_) RecordListen(ctx, p);
-  std::vector<PortCell> cells = HideLost(&pairs);
+  HideLost();
+  RecordVerdicts(ctx);  // reads kept_: before it is moved out
+  std::vector<PairResult> pairs;
+  for (auto& [i, r] : kept_) pairs.push_back(std::move(r));
+  kept_.clear();
   for (PairResult& r : NeverListened()) pairs.push_back(std::move(r));
   Json by_state = Json::object();
+  for (const auto& [state, count] : passed_by_state_) by_state[state] = count;
   double agent_max = 0, send_max = 0;
   for (const Peer& p : peers_) {
     for (auto [key, max] : {std::pair{"agent_ms", &agent_max}, std::pair{"send_ms", &send_max}}) {
@@ -576,9 +720,8 @@ void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double
     }
   }
   for (const PairResult& r : pairs) by_state[r.state] = by_state.value(r.state, 0) + 1;
-  size_t n = pairs.size();
+  size_t n = passes_stored_ + pairs.size();
   ctx.Record(std::move(pairs));
-  RecordVerdicts(ctx, cells);
   Json lost = Json::array();
   for (const auto& [name, l] : lost_) lost.push_back({{"node", name}, {"phase", l.phase}});
   Json summary = {{"nodes", peers_.size()},
@@ -587,7 +730,7 @@ void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double
                   {"timeout_ms", settings_.timeout_ms},
                   {"parallel", settings_.parallel},
                   {"senders_per_receiver", settings_.senders_per_receiver},
-                  {"probes", plan_.size()},
+                  {"probes", probes_},
                   {"results", n},
                   {"by_state", by_state},
                   {"batches", batches_},
@@ -606,8 +749,8 @@ void PortsStage::Record(StageContext& ctx, std::vector<PairResult> pairs, double
   std::snprintf(line, sizeof line,
                 "ports: %zu probes between %zu nodes in %.2f s (%.0f/s, %zu batches), %d retests "
                 "in %.2f s",
-                plan_.size(), peers_.size(), probe_ms / 1000,
-                probe_ms > 0 ? plan_.size() / (probe_ms / 1000) : 0.0, batches_.size(),
+                probes_, peers_.size(), probe_ms / 1000,
+                probe_ms > 0 ? probes_ / (probe_ms / 1000) : 0.0, batches_.size(),
                 retests_.retested, retest_ms / 1000);
   ctx.progress().Note(line + std::string(": ") + by_state.dump());
 }
