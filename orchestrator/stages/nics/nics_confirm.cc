@@ -1,8 +1,26 @@
 #include "orchestrator/stages/nics/nics_confirm.h"
 
+#include <algorithm>
+
 #include "orchestrator/stages/nics/nics_results.h"
 
 namespace cc {
+
+bool NeedsNicsRetest(const PairResult& r) {
+  return NeedsConfirmation(r.outcome) || r.outcome == Outcome::kWarn;
+}
+
+PairResult ConfirmNics(const PairResult& first, const PairResult& second) {
+  if (first.outcome != Outcome::kWarn) return Confirm(first, second);
+  if (second.outcome == Outcome::kWarn || NeedsConfirmation(second.outcome)) {
+    // Confirm() would call a warn on retest disagreement; here it agrees.
+    PairResult r = second;
+    r.evidence["attempts"] = Confirm(first, second).evidence["attempts"];
+    r.evidence["confirmation"] = kConfirmed;
+    return r;
+  }
+  return Confirm(first, second);  // pass: flaky (warn); error or skip: unconfirmed
+}
 
 std::vector<std::vector<size_t>> NicsRetestRounds(const std::vector<NicProbe>& probes,
                                                   const NicSelection& selection,
@@ -12,7 +30,8 @@ std::vector<std::vector<size_t>> NicsRetestRounds(const std::vector<NicProbe>& p
   std::map<Pair, std::vector<size_t>> of_pair;
   for (size_t i = 0; i < probes.size(); ++i) {
     if (i < skip.size() && skip[i]) continue;
-    if (ToConfirm(NicsPairResults({probes[i]}, selection)).empty()) continue;
+    std::vector<PairResult> results = NicsPairResults({probes[i]}, selection);
+    if (std::none_of(results.begin(), results.end(), NeedsNicsRetest)) continue;
     Pair p{probes[i].src, probes[i].dst};
     auto& list = of_pair[p];
     if (list.empty()) pairs.push_back(p);
@@ -59,11 +78,11 @@ std::vector<PairResult> ConfirmedNicsResults(const std::vector<NicProbe>& first,
       for (const PairResult& s : seconds) {
         if (s.check == r.check) again = &s;
       }
-      if (again == nullptr || !NeedsConfirmation(r.outcome)) {
+      if (again == nullptr || !NeedsNicsRetest(r)) {
         out.push_back(std::move(r));
         continue;
       }
-      out.push_back(Confirm(r, *again));
+      out.push_back(ConfirmNics(r, *again));
       if (counts != nullptr) counts->Add(out.back());
     }
   }

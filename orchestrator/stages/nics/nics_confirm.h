@@ -16,8 +16,20 @@
 
 namespace cc {
 
+// Whether a first result is probed again: a fail or hang, and also a warn,
+// the same failure on a network that was not chosen (NicsPairResults): a
+// warning names a pair as surely as a failure does, and one lost connect in
+// the burst (at 256 nodes, on the management network) is no reason to.
+bool NeedsNicsRetest(const PairResult& r);
+
+// Confirm() for a first result that needs a retest. A warn (a failure off
+// the chosen network) is merged like a failure, at its own severity: its
+// retest failing or warning again confirms it (the retest stands), passing
+// makes it `flaky` (warn), not running leaves it unconfirmed.
+PairResult ConfirmNics(const PairResult& first, const PairResult& second);
+
 // Rounds of indices into `probes`: the probes with a result to confirm
-// under `selection` (NicsPairResults), grouped by pair (every probe of one
+// under `selection` (NicsPairResults, NeedsNicsRetest), grouped by pair (every probe of one
 // (src, dst) in the same round) into QuietRounds. Probes marked untestable
 // in `skip` (a receiver that did not listen: nothing a retest can change)
 // are left out.

@@ -135,5 +135,94 @@ TEST(NicsConfirm, AFailureThatRepeatsIsConfirmedAndARetestThatCouldNotRunIsUncon
   }
 }
 
+// Four nodes on two networks, 10.1.0.0/24 and 10.2.0.0/24, every ordered
+// pair probed on both and passing.
+struct FourOnTwo : Four {
+  FourOnTwo() {
+    for (NodeNics& n : nodes) {
+      NicInfo second = Nic("10.2.0." + n.node.substr(1) + "/24");
+      second.name = "eth1";
+      n.nics.push_back(second);
+    }
+    size_t one = probes.size();
+    for (size_t i = 0; i < one; ++i) {
+      NicProbe p = probes[i];
+      p.subnet = "10.2.0.0/24";
+      p.addr = "10.2.0." + p.dst.substr(1);
+      p.src_nic = p.dst_nic = "eth1";
+      probes.push_back(p);
+    }
+  }
+  size_t OnSecond(const std::string& src, const std::string& dst) const {
+    for (size_t i = 0; i < probes.size(); ++i) {
+      if (probes[i].src == src && probes[i].dst == dst && probes[i].subnet == "10.2.0.0/24") {
+        return i;
+      }
+    }
+    return probes.size();
+  }
+};
+
+TEST(NicsConfirm, AFailureOnANetworkNotChosenIsRetestedToo) {
+  FourOnTwo c;
+  std::vector<NicProbe> first = c.probes;
+  first[c.OnSecond("n1", "n3")].tcp_state = "filtered";
+  first[c.OnSecond("n1", "n3")].answered_by = "";
+  first[c.OnSecond("n2", "n4")].tcp_state = "filtered";
+  first[c.OnSecond("n2", "n4")].answered_by = "";
+  NicSelection sel = SelectNics(c.nodes, first);
+  ASSERT_EQ(sel.subnet.value_or(""), "10.1.0.0/24");
+  size_t total = 0;
+  for (const auto& round : NicsRetestRounds(first, sel)) {
+    for (size_t i : round) {
+      EXPECT_EQ(first[i].subnet, "10.2.0.0/24");
+      ++total;
+    }
+  }
+  EXPECT_EQ(total, 2u) << "both warns, on the network not chosen";
+  // n1>n3 passes on its retest (flaky), n2>n4 fails again (confirmed, still a warn).
+  std::map<size_t, NicProbe> retests;
+  retests[c.OnSecond("n1", "n3")] = c.probes[c.OnSecond("n1", "n3")];
+  retests[c.OnSecond("n2", "n4")] = first[c.OnSecond("n2", "n4")];
+  RetestCounts counts;
+  for (const PairResult& r : ConfirmedNicsResults(first, retests, sel, &counts)) {
+    if (r.check != "tcp:10.2.0.0/24") continue;
+    if (r.src == "n1" && r.dst == "n3") {
+      EXPECT_EQ(r.outcome, Outcome::kWarn);
+      EXPECT_EQ(r.evidence["confirmation"], kFlaky);
+    } else if (r.src == "n2" && r.dst == "n4") {
+      EXPECT_EQ(r.outcome, Outcome::kWarn);
+      EXPECT_EQ(r.evidence["confirmation"], kConfirmed);
+      EXPECT_EQ(r.evidence["attempts"].size(), 2u);
+    } else {
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.src << ">" << r.dst;
+    }
+  }
+  EXPECT_EQ(counts.retested, 2);
+  EXPECT_EQ(counts.flaky, 1);
+  EXPECT_EQ(counts.confirmed, 1);
+}
+
+TEST(ConfirmNics, AWarnIsMergedAtItsOwnSeverity) {
+  PairResult first;
+  first.outcome = Outcome::kWarn;
+  first.state = "filtered";
+  first.message = "no answer";
+  PairResult again = first;
+  EXPECT_EQ(ConfirmNics(first, again).evidence["confirmation"], kConfirmed);
+  EXPECT_EQ(ConfirmNics(first, again).outcome, Outcome::kWarn);
+  PairResult pass;
+  pass.outcome = Outcome::kPass;
+  EXPECT_EQ(ConfirmNics(first, pass).evidence["confirmation"], kFlaky);
+  PairResult error;
+  error.outcome = Outcome::kError;
+  EXPECT_EQ(ConfirmNics(first, error).evidence["confirmation"], kUnconfirmed);
+  EXPECT_EQ(ConfirmNics(first, error).outcome, Outcome::kWarn);
+  PairResult fail = first;
+  fail.outcome = Outcome::kFail;
+  EXPECT_EQ(ConfirmNics(fail, pass).outcome, Outcome::kWarn);  // Confirm(): flaky
+  EXPECT_EQ(ConfirmNics(fail, pass).evidence["confirmation"], kFlaky);
+}
+
 }  // namespace
 }  // namespace cc

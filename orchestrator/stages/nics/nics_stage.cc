@@ -49,14 +49,28 @@ constexpr int kDefaultPort = 29400;
 constexpr int kRetestSlowdown = 3;
 // Retest rounds start only within this time; later ones stay unconfirmed.
 constexpr double kRetestBudgetS = 120;
+// A sender's targets go to its agent this many at a time, and each answer
+// becomes a NicProbe at once (issue 14): at 64 nodes the whole list's JSON
+// answers, held until every sender had answered, were 15 MB of the
+// controller's heap, and they grow per pair.
+constexpr size_t kTargetsPerCall = 64;
+// Pair results are stored this many probes at a time.
+constexpr size_t kProbesPerRecord = 512;
+
+// One planned probe: a member of a subnet (subnets_[subnet].members[member])
+// that a sender probes. Its JSON target is made when it is sent.
+struct Target {
+  uint32_t subnet = 0;
+  uint32_t member = 0;
+};
 
 struct Peer : ListeningPeer {
   NodeNics nics;
   std::string facts_error;               // why there are no facts ("" when there are)
   std::map<std::string, Json> endpoint;  // addr -> {tcp_port, udp_port, error}
-  Json targets = Json::array();
+  std::vector<Target> targets;
   Status probe;
-  std::vector<Json> answers;
+  std::vector<NicProbe> first;  // by target: the agent's answer or why none came
 };
 
 class NicsStage : public Stage {
@@ -178,12 +192,13 @@ class NicsStage : public Stage {
     for (const Peer& p : peers_) nodes_.push_back(p.nics);
     // Wrong-prefix addresses are probed on the network they belong to.
     subnets_ = GroupIntoNetworks(nodes_).subnets;
+    subnet_mtu_.clear();
     for (const Subnet& s : subnets_) {
       std::vector<long long> mtus;
       for (const SubnetMember& m : s.members) {
         if (m.nic->mtu) mtus.push_back(*m.nic->mtu);
       }
-      auto mtu = MostCommonValue(mtus);
+      subnet_mtu_.push_back(MostCommonValue(mtus));
       const size_t m = s.members.size();
       for (size_t i = 0; i < m; ++i) {
         const SubnetMember& src = s.members[i];
@@ -197,90 +212,146 @@ class NicsStage : public Stage {
         for (size_t k = 1; k < m; ++k) {
           const SubnetMember& dst = s.members[(i + k) % m];
           if (dst.node == src.node || !ctx.MeetsThisRound(src.node, dst.node)) continue;
-          const Peer& to = peers_.at(dst.node);
-          auto ep = to.endpoint.find(dst.addr);
-          Json t = {{"node", dst.node},
-                    {"subnet", s.cidr},
-                    {"addr", dst.addr},
-                    {"src_nic", src.nic->name},
-                    {"dst_nic", dst.nic->name},
-                    {"tcp_port", 0},
-                    {"udp_port", 0},
-                    {"mtu_bytes", 0}};
-          if (ep != to.endpoint.end() && ep->second.value("error", "").empty()) {
-            t["tcp_port"] = ep->second.value("tcp_port", 0);
-            t["udp_port"] = ep->second.value("udp_port", 0);
-            if (mtu_probe_ && mtu) t["mtu_bytes"] = *mtu;
-          }
-          from.targets.push_back(t);
+          from.targets.push_back(
+              {static_cast<uint32_t>(subnet_mtu_.size() - 1), static_cast<uint32_t>((i + k) % m)});
         }
       }
     }
   }
 
+  // The sender's interface on a target's subnet.
+  const std::string& SrcNic(const Peer& from, const Target& t) const {
+    for (const SubnetMember& m : subnets_[t.subnet].members) {
+      if (m.node == from.name) return m.nic->name;
+    }
+    static const std::string kNone;
+    return kNone;
+  }
+
+  // The target as the agent takes it (agent/nics_command.cc); tcp_port 0
+  // when its receiver did not listen there.
+  Json TargetJson(const Peer& from, const Target& t) const {
+    const Subnet& s = subnets_[t.subnet];
+    const SubnetMember& dst = s.members[t.member];
+    const Peer& to = peers_.at(dst.node);
+    auto ep = to.endpoint.find(dst.addr);
+    Json j = {{"node", dst.node},
+              {"subnet", s.cidr},
+              {"addr", dst.addr},
+              {"src_nic", SrcNic(from, t)},
+              {"dst_nic", dst.nic->name},
+              {"tcp_port", 0},
+              {"udp_port", 0},
+              {"mtu_bytes", 0}};
+    if (ep != to.endpoint.end() && ep->second.value("error", "").empty()) {
+      j["tcp_port"] = ep->second.value("tcp_port", 0);
+      j["udp_port"] = ep->second.value("udp_port", 0);
+      if (mtu_probe_ && subnet_mtu_[t.subnet]) j["mtu_bytes"] = *subnet_mtu_[t.subnet];
+    }
+    return j;
+  }
+
+  bool Sendable(const Target& t) const {
+    const SubnetMember& dst = subnets_[t.subnet].members[t.member];
+    const Peer& to = peers_.at(dst.node);
+    auto ep = to.endpoint.find(dst.addr);
+    return ep != to.endpoint.end() && ep->second.value("error", "").empty() &&
+           ep->second.value("tcp_port", 0) > 0;
+  }
+
   void Probe(StageContext& ctx) {
     peers_.ForEach(ctx, {}, [&](Peer& p) {
       ctx.progress().Advance();
-      if (!p.listen.ok()) return;
+      p.first.assign(p.targets.size(), NicProbe{});
+      std::vector<bool> answered(p.targets.size(), false);
       // A target whose receiver did not listen there is not sent: its
-      // result says why (below).
-      Json send = Json::array();
-      for (const Json& t : p.targets) {
-        if (t["tcp_port"].get<int>() > 0) send.push_back(t);
+      // result says why (Unanswered).
+      std::vector<size_t> send;
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
+        if (Sendable(p.targets[ti])) send.push_back(ti);
       }
-      double budget_ms = 10000 +
-                         static_cast<double>(send.size()) * timeout_ms_ / senders_per_receiver_ +
-                         static_cast<double>(timeout_ms_) * (1 + kDfTries);
-      ProbeReply reply =
-          AskToProbe(p,
-                     {{"targets", send},
-                      {"tokens", Json(tokens_)},
-                      {"timeout_ms", timeout_ms_},
-                      {"tries", kDfTries},
-                      {"parallel", senders_per_receiver_}},
-                     Deadline::In(ctx.clock(), Millis(static_cast<long long>(budget_ms))));
-      p.probe = reply.status;
-      p.answers = std::move(reply.probes);
+      for (size_t at = 0; p.listen.ok() && p.probe.ok() && at < send.size();
+           at += kTargetsPerCall) {
+        std::vector<size_t> chunk(
+            send.begin() + static_cast<long>(at),
+            send.begin() + static_cast<long>(std::min(send.size(), at + kTargetsPerCall)));
+        ProbeChunk(ctx.clock(), p, chunk, &answered);
+      }
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
+        if (!answered[ti]) p.first[ti] = Unanswered(p, p.targets[ti]);
+      }
     });
   }
 
-  // Every planned target becomes a NicProbe: the agent's answer, or an
-  // error saying why there is none. origin_[i] is probe i's (peer, target).
+  // One call of a sender's first attempts: `chunk` (target indices) sent,
+  // each answer a NicProbe in p.first. p.probe: whether the agent reported.
+  void ProbeChunk(Clock& clock, Peer& p, const std::vector<size_t>& chunk,
+                  std::vector<bool>* answered) {
+    Json send = Json::array();
+    for (size_t ti : chunk) send.push_back(TargetJson(p, p.targets[ti]));
+    double budget_ms = 10000 +
+                       static_cast<double>(send.size()) * timeout_ms_ / senders_per_receiver_ +
+                       static_cast<double>(timeout_ms_) * (1 + kDfTries);
+    ProbeReply reply = AskToProbe(p,
+                                  {{"targets", send},
+                                   {"tokens", Json(tokens_)},
+                                   {"timeout_ms", timeout_ms_},
+                                   {"tries", kDfTries},
+                                   {"parallel", senders_per_receiver_}},
+                                  Deadline::In(clock, Millis(static_cast<long long>(budget_ms))));
+    p.probe = reply.status;
+    std::map<std::pair<std::string, std::string>, size_t> of;  // (node, addr) -> place in chunk
+    for (size_t k = 0; k < chunk.size(); ++k) {
+      of[{send[k]["node"].get<std::string>(), send[k]["addr"].get<std::string>()}] = k;
+    }
+    for (const Json& a : reply.probes) {
+      auto it = of.find({a.value("node", ""), a.value("addr", "")});
+      if (it == of.end()) continue;
+      const Json& t = send[it->second];
+      const size_t ti = chunk[it->second];
+      NicProbe np = ProbeFromAgent(p.name, a, node_of_token_);
+      np.src_nic = t["src_nic"];
+      np.dst_nic = t["dst_nic"];
+      p.first[ti] = std::move(np);
+      (*answered)[ti] = true;
+    }
+  }
+
+  // A target without an answer: an error saying why.
+  NicProbe Unanswered(const Peer& p, const Target& t) const {
+    const SubnetMember& member = subnets_[t.subnet].members[t.member];
+    NicProbe np;
+    np.src = p.name;
+    np.dst = member.node;
+    np.subnet = subnets_[t.subnet].cidr;
+    np.addr = member.addr;
+    np.src_nic = SrcNic(p, t);
+    np.dst_nic = member.nic->name;
+    np.tcp_state = "error";
+    const Peer& to = peers_.at(member.node);
+    auto ep = to.endpoint.find(member.addr);
+    np.note = !p.listen.ok()    ? p.name + "'s agent did not start: " + p.listen.ToString()
+              : !p.probe.ok()   ? p.name + "'s agent did not report: " + p.probe.ToString()
+              : !to.listen.ok() ? member.node + "'s agent did not listen: " + to.listen.ToString()
+              : ep == to.endpoint.end() ? member.node + " did not listen on " + member.addr
+                                        : member.node + " could not listen on " + member.addr +
+                                              ": " + ep->second.value("error", std::string("?"));
+    return np;
+  }
+
+  // Every planned target's NicProbe, peer by peer (moved out of the
+  // peers). origin_[i] is probe i's (peer, target).
   std::vector<NicProbe> Probes() {
     std::vector<NicProbe> out;
     origin_.clear();
     for (size_t pi = 0; pi < peers_.size(); ++pi) {
-      const Peer& p = peers_.all()[pi];
-      std::map<std::pair<std::string, std::string>, const Json*> answer;  // (node, addr)
-      for (const Json& a : p.answers) answer[{a.value("node", ""), a.value("addr", "")}] = &a;
-      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
-        const Json& t = p.targets[ti];
+      Peer& p = peers_.all()[pi];
+      for (size_t ti = 0; ti < p.first.size(); ++ti) {
         origin_.push_back({pi, ti});
-        std::string dst = t["node"], addr = t["addr"];
-        auto it = answer.find({dst, addr});
-        NicProbe np;
-        if (it != answer.end()) np = ProbeFromAgent(p.name, *it->second, node_of_token_);
-        np.src_nic = t["src_nic"];
-        np.dst_nic = t["dst_nic"];
-        if (it != answer.end()) {
-          out.push_back(np);
-          continue;
-        }
-        np.src = p.name;
-        np.dst = dst;
-        np.subnet = t["subnet"];
-        np.addr = addr;
-        np.tcp_state = "error";
-        const Peer& to = peers_.at(dst);
-        auto ep = to.endpoint.find(addr);
-        np.note = !p.listen.ok()    ? p.name + "'s agent did not start: " + p.listen.ToString()
-                  : !p.probe.ok()   ? p.name + "'s agent did not report: " + p.probe.ToString()
-                  : !to.listen.ok() ? dst + "'s agent did not listen: " + to.listen.ToString()
-                  : ep == to.endpoint.end() ? dst + " did not listen on " + addr
-                                            : dst + " could not listen on " + addr + ": " +
-                                                  ep->second.value("error", std::string("?"));
-        out.push_back(np);
+        out.push_back(std::move(p.first[ti]));
       }
+      p.first.clear();
+      p.first.shrink_to_fit();
     }
     return out;
   }
@@ -295,7 +366,7 @@ class NicsStage : public Stage {
     for (size_t i = 0; i < first.size(); ++i) {
       const auto& [pi, ti] = origin_[i];
       const Peer& p = peers_.all()[pi];
-      untestable[i] = p.targets[ti]["tcp_port"].get<int>() <= 0 || p.id < 0;
+      untestable[i] = !Sendable(p.targets[ti]) || p.id < 0;
     }
     std::map<size_t, NicProbe> out;
     const int timeout_ms = timeout_ms_ * kRetestSlowdown;
@@ -339,7 +410,10 @@ class NicsStage : public Stage {
   std::map<size_t, NicProbe> RetestFrom(Clock& clock, Peer& p, const std::vector<NicProbe>& first,
                                         const std::vector<size_t>& mine, int timeout_ms) {
     Json send = Json::array();
-    for (size_t i : mine) send.push_back(peers_.all()[origin_[i].first].targets[origin_[i].second]);
+    for (size_t i : mine) {
+      const Peer& from = peers_.all()[origin_[i].first];
+      send.push_back(TargetJson(from, from.targets[origin_[i].second]));
+    }
     double budget_ms = 10000 + static_cast<double>(send.size()) * timeout_ms * (1 + kDfTries);
     ProbeReply reply = AskToProbe(p,
                                   {{"targets", send},
@@ -385,7 +459,7 @@ class NicsStage : public Stage {
       return;
     }
     RetestCounts counts;
-    ctx.Record(ConfirmedNicsResults(first, retests, sel, &counts));
+    RecordConfirmed(ctx, first, retests, sel, &counts);
     ctx.RecordRetests("nics", counts);
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
     Json stored = SelectionJson(sel);
@@ -395,6 +469,23 @@ class NicsStage : public Stage {
     ctx.progress().Note("nics: " +
                         (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
+  }
+
+  // ConfirmedNicsResults, kProbesPerRecord probes at a time: their pair
+  // results (two per probe, with evidence) are never all in memory.
+  static void RecordConfirmed(StageContext& ctx, const std::vector<NicProbe>& first,
+                              const std::map<size_t, NicProbe>& retests, const NicSelection& sel,
+                              RetestCounts* counts) {
+    for (size_t at = 0; at < first.size(); at += kProbesPerRecord) {
+      const size_t end = std::min(first.size(), at + kProbesPerRecord);
+      std::vector<NicProbe> part(first.begin() + static_cast<long>(at),
+                                 first.begin() + static_cast<long>(end));
+      std::map<size_t, NicProbe> part_retests;
+      for (auto it = retests.lower_bound(at); it != retests.end() && it->first < end; ++it) {
+        part_retests.emplace(it->first - at, it->second);
+      }
+      ctx.Record(ConfirmedNicsResults(part, part_retests, sel, counts));
+    }
   }
 
   // A burn-in round judges its few probes on the network round 0 chose
@@ -424,7 +515,8 @@ class NicsStage : public Stage {
   std::map<std::string, std::string> node_of_token_;
   std::vector<NodeNics> nodes_;
   std::vector<Subnet> subnets_;
-  std::vector<std::pair<size_t, size_t>> origin_;  // probe -> (peer, target)
+  std::vector<std::optional<long long>> subnet_mtu_;  // by subnet: the MTU its DF probes try
+  std::vector<std::pair<size_t, size_t>> origin_;     // probe -> (peer, target)
 };
 
 }  // namespace
