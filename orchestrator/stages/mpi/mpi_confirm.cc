@@ -53,6 +53,9 @@ R Merged(const R& first, const R& second, const R& confirmed) {
 // a pass there is a plain pass (not "flaky"), and a failure there is an
 // accusation on one attempt, which stands unconfirmed.
 constexpr const char* kNotReached = "not-reached";
+// Nor was a pair whose line the first job never wrote before it ended
+// (mpi_verdict.cc: "unreported"): its retest is its first measurement too.
+constexpr const char* kUnreported = "unreported";
 
 PairResult FirstMeasurement(const PairResult& first, const PairResult& retest,
                             RetestCounts* counts) {
@@ -96,7 +99,7 @@ MpiRunJudgement MergeMpiAttempts(const MpiRunJudgement& first, const MpiRunJudge
     PairResult retest = again ? *again : Missing(r);
     retest.src = r.src;  // the same pair, named as the first attempt named it
     retest.dst = r.dst;
-    if (r.state == kNotReached && again) {
+    if ((r.state == kNotReached || r.state == kUnreported) && again) {
       r = FirstMeasurement(r, retest, counts);
       continue;
     }

@@ -135,5 +135,23 @@ TEST(MpiConfirm, APairTheFirstJobNeverReachedPassesPlainlyOnTheRetest) {
   EXPECT_EQ(c.unconfirmed, 1);
 }
 
+TEST(MpiConfirm, APairWhoseLineTheAbortedFirstJobNeverWrotePassesPlainlyOnTheRetest) {
+  // 256 simulated nodes: a rank aborted the first job (exit 3) and the
+  // lines of 14 pairs never came; the relaunch measured them all.
+  MpiRunJudgement first, second;
+  PairResult lost = Pair("n1", "n2", Outcome::kError);
+  lost.state = "unreported";
+  lost.message = "not reported: mpirun exited 3 before this pair's result came";
+  first.pairs = {lost};
+  second.pairs = {Pair("n2", "n1", Outcome::kPass)};
+  EXPECT_TRUE(MpiNeedsConfirmation(first));
+  RetestCounts c;
+  MpiRunJudgement m = MergeMpiAttempts(first, second, &c);
+  EXPECT_EQ(m.pairs[0].outcome, Outcome::kPass);
+  EXPECT_FALSE(IsFlaky(m.pairs[0]));
+  EXPECT_EQ(m.pairs[0].evidence["attempts"][0]["state"], "unreported");
+  EXPECT_EQ(c.flaky, 0);
+}
+
 }  // namespace
 }  // namespace cc

@@ -84,15 +84,21 @@ TEST(JudgeMpiRun, AWrongBtlInterfaceFailsTheAllreduceAndPairsWithTheExplanation)
   }
 }
 
-TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
-  MpiRunFacts f;
-  f.nodes = {"a", "b", "c"};
+// Every rank of a three-rank job says hello and sums its allreduce right.
+std::vector<std::string> HelloAndGoodAllreduceFromThreeRanks() {
   std::vector<std::string> lines;
   for (int r = 0; r < 3; ++r) {
     lines.push_back(R"({"type":"hello","rank":)" + std::to_string(r) + R"(,"size":3,"host":"h"})");
     lines.push_back(R"({"type":"allreduce","rank":)" + std::to_string(r) +
                     R"(,"ok":true,"bytes":1024,"mismatches":0,"us":5})");
   }
+  return lines;
+}
+
+TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
+  MpiRunFacts f;
+  f.nodes = {"a", "b", "c"};
+  std::vector<std::string> lines = HelloAndGoodAllreduceFromThreeRanks();
   lines.push_back(
       R"({"type":"pair","rank":1,"peer":2,"round":0,"ok":true,"latency_us":10,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20})");
   lines.push_back(
@@ -113,6 +119,27 @@ TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
   // a-b never reported and nothing was said: an error, not a silent pass.
   EXPECT_EQ(j.pairs[4].outcome, Outcome::kError);
   EXPECT_EQ(Find(j, "c", "allreduce")->outcome, Outcome::kPass);
+}
+
+TEST(JudgeMpiRun, APairWhoseLineAnAbortedJobNeverWroteIsUnreportedNotFailed) {
+  MpiRunFacts f;
+  f.nodes = {"a", "b", "c"};
+  f.exit_code = 3;  // a rank saw a failure and aborted the job
+  std::vector<std::string> lines = HelloAndGoodAllreduceFromThreeRanks();
+  lines.push_back(
+      R"({"type":"pair","rank":1,"peer":2,"round":0,"ok":true,"latency_us":10,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20})");
+  f.output = ParseMpiProbeOutput(lines);
+  MpiRunJudgement j = JudgeMpiRun(f);
+  ASSERT_EQ(j.pairs.size(), 6u);
+  EXPECT_EQ(j.pairs[0].outcome, Outcome::kPass);
+  for (size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(j.pairs[i].outcome, Outcome::kError) << i;
+    EXPECT_EQ(j.pairs[i].state, "unreported") << i;
+    EXPECT_THAT(j.pairs[i].message, HasSubstr("mpirun exited 3"));
+  }
+  // A job that exited 0 without a pair's line is not this case.
+  f.exit_code = 0;
+  EXPECT_NE(JudgeMpiRun(f).pairs[4].state, "unreported");
 }
 
 TEST(JudgeMpiRun, AProbeGivenOneRoundOfPairsIsJudgedOnThoseAlone) {
