@@ -23,6 +23,10 @@
 #   load        the machine's 1-minute load average, its peak in the run:
 #               a 2-core machine carrying N sshds and agents says so here
 #   verdicts    verdicts that are not pass; every one is printed below
+# A second table gives the controller's peak RSS within each stage
+# (CLUSTERCHECK_SELF_USAGE's peak_kb.STAGE; "end" is what follows the last
+# stage: the summary): the stage that holds the peak is where memory must
+# go down next.
 # Then, for each column, the growth exponent e between sizes (cost ~ N^e):
 # about 1 grows per node, about 2 per pair.
 # The run's files stay in /tmp/ccscale-bench-N for a look afterwards.
@@ -45,6 +49,8 @@ for t in jq sqlite3 bc; do command -v $t >/dev/null || { echo "bench/scale needs
 trap '"$SC" down >/dev/null 2>&1; [ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null' EXIT
 
 ROWS=$(mktemp /tmp/ccscale-rows.XXXXXX)
+PEAKS=$(mktemp /tmp/ccscale-peaks.XXXXXX)
+PEAK_COLS="connect facts parity health nics ports mpi end"
 COLS="nodes pairs exit wall_s connect facts parity health nics ports mpi cpu_s rss_MB tree_MB rep_MB results db_MB probes/s p90_ms retests load verdicts"
 
 # The seconds of a stage from the run's progress lines ("  ports  ... in 17.5s").
@@ -113,6 +119,12 @@ one() {
     "$(echo "$(tv 'Maximum resident set size' "$OUT/report-time.txt") / 1024" | bc -l)" \
     "$results" "$(echo "$db_bytes / 1048576" | bc -l)" "$rate" "$p90" "$retests" \
     "$(cat "$OUT/load.txt" 2>/dev/null || echo -)" "$verdicts" >>"$ROWS"
+  local peaks="$N" seg kb
+  for seg in $PEAK_COLS; do
+    kb=$(kv "peak_kb\\.$seg")
+    peaks="$peaks $([ -n "$kb" ] && echo "scale=1; $kb / 1024" | bc || echo -)"
+  done
+  echo "$peaks" >>"$PEAKS"
   {
     echo "== $N nodes: exit $rc: $(head -1 "$OUT/run.out")"
     echo "results that are not pass or skip:"
@@ -128,6 +140,9 @@ for n in "$@"; do one "$n"; done
 echo
 echo "== bench/scale: healthy simulated nodes over ssh, all stages, [defaults] gpus = 0 =="
 { echo "$COLS"; cat "$ROWS"; } | column -t
+echo
+echo "== controller peak RSS within each stage, MB =="
+{ echo "nodes $PEAK_COLS"; cat "$PEAKS"; } | column -t
 for n in "$@"; do cat "/tmp/ccscale-bench-$n/verdicts.txt" 2>/dev/null; done
 
 # Growth: e = ln(y2/y1) / ln(n2/n1) between consecutive sizes and over the
@@ -157,4 +172,4 @@ if [ "$(wc -l <"$ROWS")" -ge 2 ]; then
       }
     }' "$ROWS"
 fi
-rm -f "$ROWS"
+rm -f "$ROWS" "$PEAKS"

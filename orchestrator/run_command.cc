@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "common/hostlist.h"
+#include "common/self_usage.h"
 #include "orchestrator/analysis/analysis.h"
 #include "orchestrator/inventory/setting_override.h"
 #include "orchestrator/local_next_step.h"
@@ -243,6 +244,7 @@ Status ConnectAll(StageContext& ctx, Fleet& fleet, size_t nodes) {
   ctx.progress().StartStage("connect", static_cast<long long>(nodes), "nodes");
   Status prepared = fleet.Prepare([&](const NodeState& s) { RecordPrepared(ctx, s); });
   ctx.progress().FinishStage();
+  EndSelfUsageSegment("connect");
   return prepared;
 }
 
@@ -263,6 +265,7 @@ void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
     if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
     if (stage->HasAfterStages()) ran.push_back(std::move(stage));
     stage.reset();
+    EndSelfUsageSegment(name);  // bench/scale.sh: each stage's own peak
     // What the stage freed sits in the arenas of the fan-out's threads,
     // counted in RSS until the next stage happens to reuse it; glibc gives
     // it back only when asked. Freeing and trimming, a 64-node run peaked
