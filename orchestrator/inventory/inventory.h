@@ -80,6 +80,12 @@ struct SlurmSettings {
   double allocation_timeout_s = 60;  // salloc --immediate
   // Directory of salloc, srun, sbcast, scancel, sinfo, squeue ("" = PATH).
   std::string bin_dir;
+  // The MPI programs of the mpi and nccl stages start as Slurm steps of the
+  // allocation (`srun --mpi=pmix -w A,B`) instead of mpirun over ssh, so
+  // no ssh into the nodes is needed at all (slurm_steps.h).
+  bool steps = false;
+  // srun --mpi= for those steps: the PMI Slurm and the site's MPI share.
+  std::string step_mpi = "pmix";
 };
 
 struct Inventory {

@@ -7,9 +7,9 @@ namespace cc::inventory_internal {
 
 void ParseSlurm(const toml::table& t, SlurmSettings& slurm, ErrorList& err) {
   static const std::vector<std::string> kKeys = {
-      "partition",        "reservation",          "account",   "time_limit",
-      "srun_args",        "agent_path",           "agent_dir", "listen",
-      "launch_timeout_s", "allocation_timeout_s", "bin_dir"};
+      "partition",  "reservation", "account", "time_limit",       "srun_args",
+      "agent_path", "agent_dir",   "listen",  "launch_timeout_s", "allocation_timeout_s",
+      "bin_dir",    "steps",       "step_mpi"};
   for (auto&& [key, value] : t) {
     std::string k(key.str());
     std::string p = "slurm." + k;
@@ -38,6 +38,10 @@ void ParseSlurm(const toml::table& t, SlurmSettings& slurm, ErrorList& err) {
       set_string(slurm.agent_dir, false);
     } else if (k == "bin_dir") {
       set_string(slurm.bin_dir, true);
+    } else if (k == "steps") {
+      if (auto v = GetBool(value, p, err)) slurm.steps = *v;
+    } else if (k == "step_mpi") {
+      set_string(slurm.step_mpi, false);
     } else if (k == "listen") {
       std::optional<std::string> s = GetString(value, p, err);
       size_t colon = s ? s->rfind(':') : std::string::npos;

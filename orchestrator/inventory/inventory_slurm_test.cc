@@ -18,6 +18,7 @@ srun_args = ["--mpi=none"]
 agent_dir = "/local/scratch"
 listen = "10.0.0.254:7000"
 launch_timeout_s = 90
+steps = true
 [[nodes]]
 name = "gpu[01-02]"
 )");
@@ -29,6 +30,8 @@ name = "gpu[01-02]"
   EXPECT_EQ(inv->slurm.agent_dir, "/local/scratch");
   EXPECT_EQ(inv->slurm.listen, "10.0.0.254:7000");
   EXPECT_EQ(inv->slurm.launch_timeout_s, 90);
+  EXPECT_TRUE(inv->slurm.steps);
+  EXPECT_EQ(inv->slurm.step_mpi, "pmix");
   EXPECT_EQ(inv->slurm.time_limit, "30");
   EXPECT_EQ(inv->slurm.allocation_timeout_s, 60);
   EXPECT_EQ(inv->nodes.size(), 2u);
@@ -55,6 +58,9 @@ TEST(InventorySlurm, MistakesAreLocated) {
             "slurm.toml:3:1: slurm.partiton: unknown key (did you mean 'partition'?)");
   EXPECT_EQ(bad("launch_timeout_s = 0\n").rfind("slurm.toml:3:20: slurm.launch_timeout_s: ", 0),
             0u);
+  EXPECT_EQ(bad("steps = \"yes\"\n"),
+            "slurm.toml:3:9: slurm.steps: expected true or false, got a string");
+  EXPECT_EQ(bad("step_mpi = \"\"\n"), "slurm.toml:3:12: slurm.step_mpi: must not be empty");
   auto wrong = ParseText("transport = \"pbs\"\n" + nodes);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),

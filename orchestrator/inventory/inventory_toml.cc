@@ -153,6 +153,12 @@ std::optional<int64_t> GetInt(const toml::node& node, const std::string& path, i
   return v;
 }
 
+std::optional<bool> GetBool(const toml::node& node, const std::string& path, ErrorList& err) {
+  if (const auto* b = node.as_boolean()) return b->get();
+  err.Add(node.source(), path, "expected true or false, got " + TypeName(node));
+  return std::nullopt;
+}
+
 std::optional<double> GetPositive(const toml::node& node, const std::string& path, ErrorList& err) {
   std::optional<double> v;
   if (const auto* i = node.as_integer()) v = static_cast<double>(i->get());

@@ -97,6 +97,7 @@ class Fleet {
   const std::vector<std::unique_ptr<NodeState>>& states() const { return states_; }
   long long bytes_pushed() const;
   int fanout() const { return options_.fanout; }
+  Transport& transport() const { return transport_; }
   Clock& clock() const { return *options_.clock; }
 
   // Closes every agent (their stdin; they exit) — used at the end and on

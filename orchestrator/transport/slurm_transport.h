@@ -44,6 +44,7 @@ class SlurmTransport : public Transport {
   Status Begin(const Inventory& inventory, const std::string& agent_binary) override;
   Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
   nlohmann::json LauncherMeta() const override;
+  std::string AllocationId() const override { return job_; }
 
   // One more agent on `node` as a Slurm step; `cmd` is the agent's command
   // line as the fleet gives it (argv[0] is replaced by the node's copy).

@@ -83,6 +83,9 @@ class Transport {
   // What the run records about how its agents were launched (the run's
   // meta "launcher"); null when there is nothing to say.
   virtual nlohmann::json LauncherMeta() const { return nullptr; }
+  // The Slurm job the agents run in, for stages that start steps of it
+  // ([slurm] steps, slurm_steps.h); "" for transports without one.
+  virtual std::string AllocationId() const { return ""; }
   // Connects (and authenticates) to the node. Errors: kUnreachable,
   // kAuthFailed, kHostKeyMismatch (naming the fingerprint), kTimeout.
   virtual Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) = 0;

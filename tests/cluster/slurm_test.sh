@@ -20,7 +20,11 @@
 #      ends the steps at the time limit, and each node's work is a `hang`
 #      quoting Slurm;
 #   7. node2 with an environment of its own: every node's agent is then a
-#      one-task step dialling back in its own slot; PASS.
+#      one-task step dialling back in its own slot; PASS;
+#   8. [slurm] steps = true, the nodes listed in reverse: the mpi stage's
+#      jobs are Slurm steps (srun --mpi=pmix, rank r on the inventory's r-th
+#      node), PASS with all 28 pairs; node3 refusing connections on its
+#      data address: only pairs with node3 fail, node3 is named.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -186,7 +190,60 @@ expect "every node's agent dialled back from its step" "pass|8" \
   "select outcome, count(*) from node_results where run_id=7 and stage='connect' and check_name='agent' group by 1"
 wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the steps' run"
 
+# --- 8. [slurm] steps = true: the MPI probe as Slurm steps -------------------
+# The mpi stage's jobs are steps of the allocation (srun --mpi=pmix), no
+# mpirun, no ssh. The inventory lists the nodes in reverse, so rank r is
+# the r-th node of the inventory only if the step puts it there (Slurm's
+# own block order would put rank 0 on node1): a fault on node3 must name
+# node3, not the node whose rank it would have been.
+awk '/^\[\[nodes\]\]/ { n++ } n == 0 { print; next } { b[n] = b[n] $0 "\n" }
+  END { for (i = n; i >= 1; i--) printf "%s", b[i] }' "$dir/inventory.toml" |
+  sed -e 's/^transport = .*/transport = "slurm"/' -e "/^\[defaults\]/a env = { HOME = \"$dir/home\" }" >"$dir/srun.toml"
+cat >>"$dir/srun.toml" <<TOML
+
+[slurm]
+agent_dir = "$SLURMCLUSTER_LOCAL"
+time_limit = "10"
+steps = true
+
+[stages.mpi]
+iters = 5
+message_size = "64K"
+TOML
+srun_run() {  # NAME: a run of facts, nics and mpi with [slurm] steps
+  local t0=$SECONDS
+  "$CC" run "$dir/srun.toml" --db "$DB" --stages facts,nics,mpi >"$dir/$1.out" 2>"$dir/$1.err"
+  rc=$?
+  run_id=$(q "select max(id) from runs")
+  echo "# $1 exited $rc after $((SECONDS - t0)) s (run $run_id)"
+}
+srun_run srun_healthy
+[ "$rc" = 0 ] && head -1 "$dir/srun_healthy.out" | grep -q '^PASS' && ok "[slurm] steps, 8 healthy nodes: PASS, exit 0" ||
+  { not_ok "[slurm] steps, healthy: exit $rc"; indent <"$dir/srun_healthy.out"; }
+expect "the mpi job was a Slurm step in rank order, not mpirun" "env|1|1|0" \
+  "select json_extract(meta, '\$.mpi.argv[0]'), instr(json_extract(meta, '\$.mpi.argv'), '\"SLURM_HOSTFILE=') > 0, instr(json_extract(meta, '\$.mpi.argv'), '\"--mpi=pmix\"') > 0, instr(json_extract(meta, '\$.mpi.argv'), 'mpirun') from runs where id=$run_id"
+expect "all 28 pairs measured, latency and bandwidth" "pass|56" \
+  "select outcome, count(*) from pair_results where run_id=$run_id and stage='mpi' group by 1"
+wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the steps' mpi"
+data3=$("$sc" addr node3 0)
+"$sc" fault node3 iptables -A INPUT -d "$data3" -p tcp --syn -j REJECT --reject-with tcp-reset ||
+  not_ok "iptables fault on node3"
+srun_run srun_node3
+[ "$rc" = 1 ] && ok "[slurm] steps, node3 refusing connections on the data network: exit 1" ||
+  not_ok "[slurm] steps, node3's fault: exit $rc"
+expect "every mpi pair that is not pass involves node3, and some are not" "0|1" \
+  "select sum(src != 'node3' and dst != 'node3'), count(*) > 0 from pair_results where run_id=$run_id and stage='mpi' and outcome != 'pass'"
+"$CC" report "$run_id" --db "$DB" --json >"$dir/r_srun.json" 2>/dev/null
+named=$(jq -r '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | .nodes[]?] | unique | join(",")' "$dir/r_srun.json")
+echo "# nodes named: $named"
+jq -r '.verdicts[] | select(.severity != "pass" and .severity != "skip") | "#   \(.severity) \(.kind) \(.stage)/\(.check) [\(.nodes | join(","))]: \(.summary)"' "$dir/r_srun.json" | head -20
+case ",$named," in *,node3,*) ok "node3 is named" ;; *) not_ok "node3 is not named: $named" ;; esac
+expect "and every verdict is about node3 (a link has two ends)" "0" \
+  "select '$(jq '[.verdicts[] | select(.severity != "pass" and .severity != "skip") | select((.nodes | index("node3")) == null)] | length' "$dir/r_srun.json")'"
+"$sc" fault node3 iptables -D INPUT -d "$data3" -p tcp --syn -j REJECT --reject-with tcp-reset || true
+wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the faulty steps' run"
+
 if ! cluster_test_finish; then
-  for f in healthy inside drained slurmd_down int short steps; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
+  for f in healthy inside drained slurmd_down int short steps srun_healthy srun_node3; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
   exit 1
 fi

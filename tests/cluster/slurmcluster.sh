@@ -325,6 +325,12 @@ ConstrainRAMSpace=no
 ConstrainSwapSpace=no
 ConstrainDevices=no
 EOF
+  # srun --mpi=pmix (the [slurm] steps launch of MPI programs): PMIx makes
+  # each step's client directory under /tmp by default, and /tmp is one
+  # directory for every simulated node, so the second node's step fails on
+  # "File exists". The node-local path is each node's own, as /tmp is on a
+  # real cluster.
+  echo "PMIxCliTmpDirBase=$kLocal" >"$S/mpi.conf"
   # An empty plugstack.conf beside slurm.conf: not the host's /etc/slurm one.
   : >"$S/plugstack.conf"
   echo "PlugStackConfig=$S/plugstack.conf" >>"$S/slurm.conf"

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "orchestrator/transport/slurm_steps.h"
+
 namespace cc {
 namespace {
 
@@ -104,6 +106,7 @@ std::string StripMpiOutputTag(const std::string& line, int* rank) {
 void AddMpiProbeLine(const std::string& line, MpiProbeOutput* out) {
   int tag_rank = -1;
   std::string text = StripMpiOutputTag(line, &tag_rank);
+  if (tag_rank < 0) text = StripSrunLabel(text, &tag_rank);  // a Slurm step's line
   while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
   if (text.empty()) return;
   Json j;

@@ -1,9 +1,12 @@
 #include "orchestrator/stages/mpi/mpi_output.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace cc {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(StripMpiOutputTag, RemovesMpirunsTagAndReportsTheRank) {
   int rank = 0;
@@ -46,6 +49,21 @@ TEST(ParseMpiProbeOutput, ReadsEveryKindOfProbeLine) {
   EXPECT_DOUBLE_EQ(o.pairs[0].bandwidth_gbps, 1.8125);
   EXPECT_EQ(o.pairs[0].bw_bytes, 4194304);
   EXPECT_EQ(o.done[1], 1);
+}
+
+TEST(ParseMpiProbeOutput, ReadsTheLinesOfASlurmStepByTheirLabel) {
+  MpiProbeOutput o = ParseMpiProbeOutput({
+      R"(1: {"type":"hello","rank":1,"size":2,"host":"node2","pid":8,"library":"Open MPI v4.1.4"})",
+      R"(0: {"type":"hello","rank":0,"size":2,"host":"node1","pid":7,"library":"Open MPI v4.1.4"})",
+      R"(0: {"type":"done","rank":1,"failures":0})",
+      "srun: error: node2: task 1: Exited with exit code 3",
+  });
+  ASSERT_EQ(o.hellos.size(), 2u);
+  EXPECT_EQ(o.hellos[1].host, "node2");
+  ASSERT_EQ(o.problems.size(), 1u);  // rank 0's label on rank 1's line
+  EXPECT_THAT(o.problems[0], HasSubstr("written by rank 0 but says rank 1"));
+  ASSERT_EQ(o.other.size(), 1u);
+  EXPECT_EQ(o.other[0], "srun: error: node2: task 1: Exited with exit code 3");
 }
 
 TEST(ParseMpiProbeOutput, KeepsOpenMpisOwnLinesInOrderAndUntagged) {

@@ -27,6 +27,11 @@
 // the reason.
 // In a burn-in round the probe meets only the round's pairs (--pairs), and
 // nothing is retested or measured again: the rounds are the confirmation.
+// Under transport = "slurm" with [slurm] steps = true, every job above is a
+// step of the run's allocation instead (srun --mpi=pmix -w NODES, one task
+// per node, slurm_steps.h): no mpirun, no ssh; the probe must be at the
+// same path on the nodes (or set [stages.mpi] probe), and btl_tcp_if_include
+// goes to the ranks as OMPI_MCA_btl_tcp_if_include.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -47,6 +52,7 @@
 #include "orchestrator/stages/mpi/mpirun_exec.h"
 #include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/transport/local_transport.h"
+#include "orchestrator/transport/slurm_steps.h"
 
 namespace cc {
 namespace {
@@ -98,6 +104,7 @@ class MpiStage : public Stage {
     auto settings = ReadSettings(ctx.inventory().StageSettings("mpi"));
     if (!settings.ok()) return settings.status();
     s_ = *settings;
+    steps_ = ctx.inventory().transport == "slurm" && ctx.inventory().slurm.steps;
     for (NodeState* st : ctx.fleet().Usable()) nodes_.push_back(st->node);
     std::string why_not = Preconditions(ctx);
     if (!why_not.empty()) {
@@ -115,10 +122,21 @@ class MpiStage : public Stage {
   // Why the stage cannot run here, "" when it can.
   std::string Preconditions(StageContext& ctx) {
     if (nodes_.size() < 2) return "the mpi stage needs at least two usable nodes";
+    if (steps_) {
+      job_ = ctx.fleet().transport().AllocationId();
+      if (job_.empty()) return "[slurm] steps: no Slurm allocation to start the probe's steps in";
+      mpirun_ = "srun";
+      version_ = "srun --mpi=" + ctx.inventory().slurm.step_mpi + ", steps of Slurm job " + job_;
+      return ProbeProblem();
+    }
     mpirun_ = s_.mpirun.empty() ? FindOnPath("mpirun") : s_.mpirun;
     if (mpirun_.empty()) return "no mpirun on PATH (install Open MPI or set [stages.mpi] mpirun)";
     std::string problem = OpenMpiProblem(mpirun_, &version_, ctx.clock());
     if (!problem.empty()) return problem;
+    return ProbeProblem();
+  }
+
+  std::string ProbeProblem() {
     probe_ = s_.probe.empty() ? HelperProgram("clustercheck-mpi-probe") : s_.probe;
     if (access(probe_.c_str(), X_OK) != 0) {
       return "no clustercheck-mpi-probe at " + probe_ +
@@ -127,9 +145,27 @@ class MpiStage : public Stage {
     return "";
   }
 
+  // The job as a Slurm step: one task per host, in rank order.
+  Result<std::vector<std::string>> StepArgv(StageContext& ctx, const std::vector<MpiHost>& hosts,
+                                            const std::string& tag,
+                                            const std::vector<std::string>& probe_args) {
+    SlurmStep step;
+    step.job = job_;
+    for (const MpiHost& h : hosts) step.rank_nodes.push_back(h.node);
+    step.hostfile = dir_.path() + "/slurm_hosts" + tag;
+    if (Status w = dir_.Write("slurm_hosts" + tag, SrunStepHostfile(step)); !w.ok()) return w;
+    if (std::string btl = BtlTcpInterface(ctx, s_.btl_if); !btl.empty()) {
+      step.env["OMPI_MCA_btl_tcp_if_include"] = btl;
+    }
+    step.program = {probe_};
+    step.program.insert(step.program.end(), probe_args.begin(), probe_args.end());
+    return SrunStepArgv(ctx.inventory().slurm, step);
+  }
+
   Result<std::vector<std::string>> Argv(StageContext& ctx, const std::vector<MpiHost>& hosts,
                                         const std::string& tag,
                                         const std::vector<std::string>& probe_args) {
+    if (steps_) return StepArgv(ctx, hosts, tag, probe_args);
     bool ssh = ctx.inventory().transport != "local";
     // Local runs: every "node" is this machine, one slot per node.
     std::string text =
@@ -231,10 +267,14 @@ class MpiStage : public Stage {
       aliases_[n->name] = n->name;
       aliases_[n->address] = n->name;
     }
-    oob_ = ChooseMpiOob(ctx, nodes_, s_.oob_if);
-    ctx.progress().Note("mpi: oob_tcp_if_include " +
-                        (oob_.value.empty() ? std::string("left to Open MPI") : oob_.value) + ": " +
-                        oob_.why);
+    if (steps_) {
+      ctx.progress().Note("mpi: no mpirun, no ssh: " + version_);
+    } else {
+      oob_ = ChooseMpiOob(ctx, nodes_, s_.oob_if);
+      ctx.progress().Note("mpi: oob_tcp_if_include " +
+                          (oob_.value.empty() ? std::string("left to Open MPI") : oob_.value) +
+                          ": " + oob_.why);
+    }
     Job first = RunJob(ctx, "", 1, false);
     if (!first.run.status.ok()) return first.run.status.WithContext(mpirun_);
     MpiRunJudgement judged = first.judgement;
@@ -475,6 +515,8 @@ class MpiStage : public Stage {
   std::map<std::string, std::string> aliases_;
   OobChoice oob_;
   std::string mpirun_, probe_, version_;
+  bool steps_ = false;  // [slurm] steps: every job is a step of job_
+  std::string job_;
   TempDir dir_;
 };
 

@@ -23,6 +23,10 @@
 namespace cc {
 
 inline constexpr char kNcclMpiProbe[] = "clustercheck-nccl-mpi";
+// The launcher under transport = "slurm" with [slurm] steps = true: each
+// test is `srun --mpi=pmix` of the probe over the test's nodes, rank r on
+// NcclRankNodes(group)[r] (slurm_steps.h), instead of mpirun over ssh.
+inline constexpr char kNcclSlurmStepsLauncher[] = "slurm-steps";
 inline constexpr char kNcclMpiLinePrefix[] = "CCNCCL ";
 
 // Rank r's node name, for the group's ranks in order.
@@ -56,9 +60,11 @@ struct NcclMpirunOutput {
 std::vector<RankReport> ParseNcclMpirun(const std::vector<std::string>& rank_nodes,
                                         const NcclMpirunOutput& out);
 
-// Runs each group as one mpirun, all at once; the same contract as
-// RunNcclBatch. Without mpirun (or not Open MPI's) or without the probe
-// beside this binary, every rank is `skip` with the reason. *argvs (may be
+// Runs each group as one mpirun (a Slurm step with settings.launcher ==
+// kNcclSlurmStepsLauncher), all at once; the same contract as
+// RunNcclBatch. Without mpirun (or not Open MPI's), without the probe
+// beside this binary, or with no allocation for the steps, every rank is
+// `skip` with the reason. *argvs (may be
 // null) gets each group's mpirun argv (empty when none ran).
 std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     StageContext& ctx, const std::vector<std::vector<NcclMember*>>& groups,

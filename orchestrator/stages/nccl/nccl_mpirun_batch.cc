@@ -7,6 +7,7 @@
 #include "orchestrator/run/install_layout.h"
 #include "orchestrator/stages/mpi/mpirun_exec.h"
 #include "orchestrator/stages/nccl/nccl_mpirun.h"
+#include "orchestrator/transport/slurm_steps.h"
 
 namespace cc {
 namespace {
@@ -28,6 +29,21 @@ std::vector<RankReport> SkipAll(const std::vector<NcclMember*>& group, Outcome o
   return out;
 }
 
+// One launch (mpirun or srun) of the probe, and its ranks' reports.
+std::vector<RankReport> RunAndParse(const std::vector<std::string>& argv,
+                                    const std::vector<std::string>& rank_nodes, double timeout,
+                                    Clock& clock) {
+  MpirunRun run = RunMpirun(argv, timeout, clock);
+  NcclMpirunOutput res;
+  res.lines = run.stdout_lines;
+  res.lines.insert(res.lines.end(), run.stderr_lines.begin(), run.stderr_lines.end());
+  res.hung = run.hung;
+  res.exit_code = run.exit_code;
+  res.timeout_s = timeout;
+  if (!run.status.ok()) res.lines.push_back(run.status.ToString());
+  return ParseNcclMpirun(rank_nodes, res);
+}
+
 }  // namespace
 
 std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
@@ -35,10 +51,14 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
     std::vector<std::vector<std::string>>* argvs) {
   std::vector<std::vector<RankReport>> out(groups.size());
   std::vector<std::vector<std::string>> argv(groups.size());
-  std::string mpirun = FindOnPath("mpirun"), version;
+  const bool steps = s.launcher == kNcclSlurmStepsLauncher;
+  const std::string job = steps ? ctx.fleet().transport().AllocationId() : "";
+  std::string mpirun = steps ? "" : FindOnPath("mpirun"), version;
   std::string probe = HelperProgram(kNcclMpiProbe);
-  std::string why = mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
-                                   : OpenMpiProblem(mpirun, &version, ctx.clock());
+  std::string why =
+      steps ? (job.empty() ? "[slurm] steps: no Slurm allocation to start the tests' steps in" : "")
+      : mpirun.empty() ? "no mpirun on PATH (launcher = \"mpirun\" needs Open MPI)"
+                       : OpenMpiProblem(mpirun, &version, ctx.clock());
   if (why.empty() && access(probe.c_str(), X_OK) != 0) {
     why = "no " + probe +
           " (built only where Open MPI's headers are; launcher = \"mpirun\" "
@@ -69,6 +89,29 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
       addresses.push_back(hosts.back().address);
       np += m->gpus;
     }
+    if (steps) {
+      SlurmStep step;
+      step.job = job;
+      step.rank_nodes = NcclRankNodes(group);
+      step.hostfile = dir.path() + "/slurm_hosts." + std::to_string(i);
+      if (std::string btl = BtlTcpInterface(ctx, ""); !btl.empty()) {
+        step.env["OMPI_MCA_btl_tcp_if_include"] = btl;
+      }
+      std::string req = NcclMpiRequest(group, s).dump();
+      step.program = {probe, "--request-hex", agent::HexEncode(req.data(), req.size())};
+      Status w = dir.Write("slurm_hosts." + std::to_string(i), SrunStepHostfile(step));
+      auto a =
+          w.ok() ? SrunStepArgv(ctx.inventory().slurm, step) : Result<std::vector<std::string>>(w);
+      if (!a.ok()) {
+        out[i] = SkipAll(group, Outcome::kError, "launch", a.status().ToString());
+        continue;
+      }
+      argv[i] = *a;
+      threads.emplace_back([&, i] {
+        out[i] = RunAndParse(argv[i], NcclRankNodes(groups[i]), timeout, ctx.clock());
+      });
+      continue;
+    }
     bool local = ctx.inventory().transport == "local";
     MpirunOptions o;
     o.mpirun = mpirun;
@@ -87,17 +130,8 @@ std::vector<std::vector<RankReport>> RunNcclMpirunBatch(
       continue;
     }
     argv[i] = *a;
-    threads.emplace_back([&out, &argv, &group, i, timeout, &clock = ctx.clock()] {
-      MpirunRun run = RunMpirun(argv[i], timeout, clock);
-      NcclMpirunOutput res;
-      res.lines = run.stdout_lines;
-      res.lines.insert(res.lines.end(), run.stderr_lines.begin(), run.stderr_lines.end());
-      res.hung = run.hung;
-      res.exit_code = run.exit_code;
-      res.timeout_s = timeout;
-      if (!run.status.ok()) res.lines.push_back(run.status.ToString());
-      out[i] = ParseNcclMpirun(NcclRankNodes(group), res);
-    });
+    threads.emplace_back(
+        [&, i] { out[i] = RunAndParse(argv[i], NcclRankNodes(groups[i]), timeout, ctx.clock()); });
   }
   for (std::thread& t : threads) t.join();
   if (argvs) *argvs = argv;

@@ -23,6 +23,8 @@
 // go into the run meta ("retests.nccl").
 // launcher = "mpirun" runs every test through mpirun instead of the agents
 // (nccl_mpirun.h); its argv goes into each result's evidence and the meta.
+// Under [slurm] steps the same probe runs as a Slurm step of each test's
+// nodes (launcher "slurm-steps" in the meta).
 // dtypes = ["float", "bf16", "half"]: every test runs each dtype over every
 // size in one communicator; each dtype is judged on its own sizes. The
 // first dtype's results are the ones above (retests, speed, isolation);
@@ -166,8 +168,9 @@ std::vector<TestJudgement> NcclStage::Batch(StageContext& ctx, const std::vector
   std::vector<std::vector<std::string>> argvs;
   NcclSettings s = s_;
   s.timeout_s *= deadline_factor;
-  auto reports =
-      s.launcher == "mpirun" ? RunNcclMpirunBatch(ctx, g, s, &argvs) : RunNcclBatch(ctx, g, s);
+  auto reports = s.launcher == "mpirun" || s.launcher == kNcclSlurmStepsLauncher
+                     ? RunNcclMpirunBatch(ctx, g, s, &argvs)
+                     : RunNcclBatch(ctx, g, s);
   std::vector<TestJudgement> out;
   for (size_t i = 0; i < reports.size(); ++i) {
     out.push_back(
@@ -539,6 +542,11 @@ Status NcclStage::Run(StageContext& ctx) {
   auto settings = ReadNcclSettings(ctx.inventory().StageSettings("nccl"));
   if (!settings.ok()) return settings.status();
   s_ = *settings;
+  // [slurm] steps: every test is a step of the allocation running the MPI
+  // probe (nccl_mpirun.h), whatever the launcher setting says.
+  if (ctx.inventory().transport == "slurm" && ctx.inventory().slurm.steps) {
+    s_.launcher = kNcclSlurmStepsLauncher;
+  }
   Members(ctx);
   if (members_.empty()) {
     ctx.Record(NodeCheck("nccl", "*", "cluster", Outcome::kSkip,
