@@ -239,16 +239,34 @@ std::vector<std::string> UpNodes(const Membership& mem, SubnetJudgement& j) {
 
 }  // namespace
 
+std::vector<const NicProbe*> PointersTo(const std::vector<NicProbe>& probes) {
+  std::vector<const NicProbe*> out;
+  out.reserve(probes.size());
+  for (const NicProbe& p : probes) out.push_back(&p);
+  return out;
+}
+
 SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
                             const std::vector<NicProbe>& probes,
                             const std::vector<NicProblem>& misplaced) {
+  return JudgeSubnetByPointer(subnet, all_nodes, PointersTo(probes), misplaced);
+}
+
+NicSelection SelectNics(const std::vector<NodeNics>& nodes, const std::vector<NicProbe>& probes) {
+  return SelectNicsByPointer(nodes, PointersTo(probes));
+}
+
+SubnetJudgement JudgeSubnetByPointer(const Subnet& subnet,
+                                     const std::vector<std::string>& all_nodes,
+                                     const std::vector<const NicProbe*>& probes,
+                                     const std::vector<NicProblem>& misplaced) {
   SubnetJudgement j;
   j.cidr = subnet.cidr;
   Membership mem = JudgeMembers(subnet, all_nodes, misplaced, j);
   ProbeMap pm;
-  for (const NicProbe& p : probes) {
-    if (p.subnet != j.cidr) continue;
-    pm[{p.src, p.dst}] = &p;
+  for (const NicProbe* p : probes) {
+    if (p->subnet != j.cidr) continue;
+    pm[{p->src, p->dst}] = p;
   }
   if (ExcludeDecoy(subnet, pm, mem, j)) return j;
   if (j.nodes.size() < 2) {
@@ -276,14 +294,15 @@ SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>
   return j;
 }
 
-NicSelection SelectNics(const std::vector<NodeNics>& nodes, const std::vector<NicProbe>& probes) {
+NicSelection SelectNicsByPointer(const std::vector<NodeNics>& nodes,
+                                 const std::vector<const NicProbe*>& probes) {
   NicSelection s;
   std::vector<std::string> all;
   for (const auto& n : nodes) all.push_back(n.node);
   NicGrouping grouping = GroupIntoNetworks(nodes);
   const std::vector<Subnet>& subnets = grouping.subnets;
   for (const Subnet& sub : subnets) {
-    s.subnets.push_back(JudgeSubnet(sub, all, probes, grouping.problems[sub.cidr]));
+    s.subnets.push_back(JudgeSubnetByPointer(sub, all, probes, grouping.problems[sub.cidr]));
   }
   const SubnetJudgement* best = nullptr;
   auto key = [&all](const SubnetJudgement& j) {

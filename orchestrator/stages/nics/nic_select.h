@@ -40,6 +40,10 @@ struct SubnetJudgement {
 // Nodes without an address here and without such a problem get a generic
 // "missing" problem. Nodes sharing an address that is no decoy get a
 // "duplicate" problem and are judged no further.
+SubnetJudgement JudgeSubnetByPointer(const Subnet& subnet,
+                                     const std::vector<std::string>& all_nodes,
+                                     const std::vector<const NicProbe*>& probes,
+                                     const std::vector<NicProblem>& misplaced = {});
 SubnetJudgement JudgeSubnet(const Subnet& subnet, const std::vector<std::string>& all_nodes,
                             const std::vector<NicProbe>& probes,
                             const std::vector<NicProblem>& misplaced = {});
@@ -72,6 +76,12 @@ struct NicSelection {
 // address (later stages then show the same fault); a network that works on
 // every node while the chosen one does not is a note ("fallback: ...").
 // No eligible subnet: `subnet` is empty and `reason` says why.
+NicSelection SelectNicsByPointer(const std::vector<NodeNics>& nodes,
+                                 const std::vector<const NicProbe*>& probes);
 NicSelection SelectNics(const std::vector<NodeNics>& nodes, const std::vector<NicProbe>& probes);
+
+// Pointers to each of `probes`, for the ...ByPointer forms above, which
+// judge probes where they lie (LatestProbes) instead of a copy.
+std::vector<const NicProbe*> PointersTo(const std::vector<NicProbe>& probes);
 
 }  // namespace cc

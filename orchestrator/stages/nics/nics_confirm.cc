@@ -47,11 +47,13 @@ std::vector<std::vector<size_t>> NicsRetestRounds(const std::vector<NicProbe>& p
   return rounds;
 }
 
-std::vector<NicProbe> LatestProbes(const std::vector<NicProbe>& first,
-                                   const std::map<size_t, NicProbe>& retests) {
-  std::vector<NicProbe> out = first;
+std::vector<const NicProbe*> LatestProbes(const std::vector<NicProbe>& first,
+                                          const std::map<size_t, NicProbe>& retests) {
+  std::vector<const NicProbe*> out;
+  out.reserve(first.size());
+  for (const NicProbe& p : first) out.push_back(&p);
   for (const auto& [i, p] : retests) {
-    if (i < out.size() && p.tcp_state != "error") out[i] = p;
+    if (i < out.size() && p.tcp_state != "error") out[i] = &p;
   }
   return out;
 }

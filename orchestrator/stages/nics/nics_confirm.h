@@ -38,9 +38,10 @@ std::vector<std::vector<size_t>> NicsRetestRounds(const std::vector<NicProbe>& p
                                                   const std::vector<bool>& skip = {});
 
 // Each probe's latest attempt: its retest where one ran and came back (not
-// "error"), else the first attempt.
-std::vector<NicProbe> LatestProbes(const std::vector<NicProbe>& first,
-                                   const std::map<size_t, NicProbe>& retests);
+// "error"), else the first attempt. Pointers into `first` and `retests`,
+// not a copy: at 256 nodes the probes are a third of the stage's memory.
+std::vector<const NicProbe*> LatestProbes(const std::vector<NicProbe>& first,
+                                          const std::map<size_t, NicProbe>& retests);
 
 // The pair results under `selection` (the one judged on LatestProbes): a
 // first result that needs confirmation and has a retest is merged with the

@@ -92,7 +92,7 @@ TEST(NicsConfirm, AFailureThatPassesOnRetestIsFlakyAndAccusesNoNode) {
   for (const char* s : {"n1", "n2", "n3"}) retests[c.Index(s, "n4")] = c.probes[c.Index(s, "n4")];
   NicSelection on_first = SelectNics(c.nodes, first);
   EXPECT_EQ(on_first.subnets[0].healthy.size(), 3u) << "on the first attempt n4 looks unreachable";
-  NicSelection sel = SelectNics(c.nodes, LatestProbes(first, retests));
+  NicSelection sel = SelectNicsByPointer(c.nodes, LatestProbes(first, retests));
   EXPECT_EQ(sel.subnets[0].healthy.size(), 4u);
   RetestCounts counts;
   std::vector<PairResult> rs = ConfirmedNicsResults(first, retests, sel, &counts);
@@ -121,11 +121,13 @@ TEST(NicsConfirm, AFailureThatRepeatsIsConfirmedAndARetestThatCouldNotRunIsUncon
   broken.tcp_state = "error";
   broken.note = "n2's agent did not report";
   retests[c.Index("n2", "n4")] = broken;
-  std::vector<NicProbe> latest = LatestProbes(first, retests);
-  EXPECT_EQ(latest[c.Index("n2", "n4")].tcp_state, "filtered") << "an error is no measurement";
+  std::vector<const NicProbe*> latest = LatestProbes(first, retests);
+  EXPECT_EQ(latest[c.Index("n2", "n4")]->tcp_state, "filtered") << "an error is no measurement";
+  EXPECT_EQ(latest[c.Index("n1", "n4")], &retests[c.Index("n1", "n4")]);
+  EXPECT_EQ(latest[c.Index("n1", "n2")], &first[c.Index("n1", "n2")]);
   RetestCounts counts;
   std::vector<PairResult> rs =
-      ConfirmedNicsResults(first, retests, SelectNics(c.nodes, latest), &counts);
+      ConfirmedNicsResults(first, retests, SelectNicsByPointer(c.nodes, latest), &counts);
   EXPECT_EQ(counts.confirmed, 1);
   EXPECT_EQ(counts.unconfirmed, 1);
   for (const PairResult& r : rs) {

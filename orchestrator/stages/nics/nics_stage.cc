@@ -70,7 +70,10 @@ struct Peer : ListeningPeer {
   std::map<std::string, Json> endpoint;  // addr -> {tcp_port, udp_port, error}
   std::vector<Target> targets;
   Status probe;
-  std::vector<NicProbe> first;  // by target: the agent's answer or why none came
+  // Its targets' first attempts are probes_[first_at + target]: the
+  // agent's answer or why none came.
+  size_t first_at = 0;
+  bool probed = false;  // the fan-out reached it
 };
 
 class NicsStage : public Stage {
@@ -109,7 +112,7 @@ class NicsStage : public Stage {
     Listen(ctx);
     Plan(ctx);
     Probe(ctx);
-    std::vector<NicProbe> first = Probes();
+    std::vector<NicProbe> first = std::move(probes_);
     // A burn-in's rounds are its confirmation: one round accuses no one.
     std::map<size_t, NicProbe> retests;
     if (!ctx.burnin_round()) retests = Retest(ctx, first);
@@ -259,10 +262,21 @@ class NicsStage : public Stage {
            ep->second.value("tcp_port", 0) > 0;
   }
 
+  // Every peer's first attempts go straight into their places in probes_,
+  // made once for all: gathering them from per-peer lists afterwards held
+  // them twice at once (32 MB of a 61 MB heap peak at 128 nodes).
   void Probe(StageContext& ctx) {
+    size_t total = 0;
+    origin_.clear();
+    for (size_t pi = 0; pi < peers_.size(); ++pi) {
+      Peer& p = peers_.all()[pi];
+      p.first_at = total;
+      total += p.targets.size();
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) origin_.push_back({pi, ti});
+    }
+    probes_.assign(total, NicProbe{});
     peers_.ForEach(ctx, {}, [&](Peer& p) {
       ctx.progress().Advance();
-      p.first.assign(p.targets.size(), NicProbe{});
       std::vector<bool> answered(p.targets.size(), false);
       // A target whose receiver did not listen there is not sent: its
       // result says why (Unanswered).
@@ -278,13 +292,23 @@ class NicsStage : public Stage {
         ProbeChunk(ctx.clock(), p, chunk, &answered);
       }
       for (size_t ti = 0; ti < p.targets.size(); ++ti) {
-        if (!answered[ti]) p.first[ti] = Unanswered(p, p.targets[ti]);
+        if (!answered[ti]) probes_[p.first_at + ti] = Unanswered(p, p.targets[ti]);
       }
+      p.probed = true;
     });
+    // A peer the fan-out did not visit (no longer usable) still has a
+    // result for each of its targets, saying so, never an empty probe.
+    for (Peer& p : peers_.all()) {
+      if (p.probed) continue;
+      p.probe = Status::Io("not probed: no longer usable");
+      for (size_t ti = 0; ti < p.targets.size(); ++ti) {
+        probes_[p.first_at + ti] = Unanswered(p, p.targets[ti]);
+      }
+    }
   }
 
   // One call of a sender's first attempts: `chunk` (target indices) sent,
-  // each answer a NicProbe in p.first. p.probe: whether the agent reported.
+  // each answer a NicProbe in probes_. p.probe: whether the agent reported.
   void ProbeChunk(Clock& clock, Peer& p, const std::vector<size_t>& chunk,
                   std::vector<bool>* answered) {
     Json send = Json::array();
@@ -312,7 +336,7 @@ class NicsStage : public Stage {
       NicProbe np = ProbeFromAgent(p.name, a, node_of_token_);
       np.src_nic = t["src_nic"];
       np.dst_nic = t["dst_nic"];
-      p.first[ti] = std::move(np);
+      probes_[p.first_at + ti] = std::move(np);
       (*answered)[ti] = true;
     }
   }
@@ -337,23 +361,6 @@ class NicsStage : public Stage {
                                         : member.node + " could not listen on " + member.addr +
                                               ": " + ep->second.value("error", std::string("?"));
     return np;
-  }
-
-  // Every planned target's NicProbe, peer by peer (moved out of the
-  // peers). origin_[i] is probe i's (peer, target).
-  std::vector<NicProbe> Probes() {
-    std::vector<NicProbe> out;
-    origin_.clear();
-    for (size_t pi = 0; pi < peers_.size(); ++pi) {
-      Peer& p = peers_.all()[pi];
-      for (size_t ti = 0; ti < p.first.size(); ++ti) {
-        origin_.push_back({pi, ti});
-        out.push_back(std::move(p.first[ti]));
-      }
-      p.first.clear();
-      p.first.shrink_to_fit();
-    }
-    return out;
   }
 
   // Confirmation (nics_confirm.h): the probes whose first result fails are
@@ -445,7 +452,7 @@ class NicsStage : public Stage {
 
   void Judge(StageContext& ctx, const std::vector<NicProbe>& first,
              const std::map<size_t, NicProbe>& retests) {
-    NicSelection sel = SelectNics(nodes_, LatestProbes(first, retests));
+    NicSelection sel = SelectNicsByPointer(nodes_, LatestProbes(first, retests));
     std::vector<std::string> names;
     for (const Peer& p : peers_) {
       names.push_back(p.name);
@@ -517,6 +524,7 @@ class NicsStage : public Stage {
   std::vector<Subnet> subnets_;
   std::vector<std::optional<long long>> subnet_mtu_;  // by subnet: the MTU its DF probes try
   std::vector<std::pair<size_t, size_t>> origin_;     // probe -> (peer, target)
+  std::vector<NicProbe> probes_;  // every target's first attempt, peer after peer
 };
 
 }  // namespace
