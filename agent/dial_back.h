@@ -1,10 +1,9 @@
-// Dialling back (transport = "slurm"): Slurm starts the agent on a node
-// with `--connect=HOST:PORT`; the agent opens a TCP connection to the
-// controller, writes one hello line naming itself and proving the run's
-// secret, and then speaks the protocol (protocol.h) over that connection
-// instead of its stdin and stdout. The secret comes through the
-// environment (kDialSecretEnv), never the command line, which every user
-// of the node can read in /proc.
+// Dialling back (transport = "slurm", or ssh with [ssh] dial_back): the
+// launcher starts the agent on a node with `--connect=HOST:PORT`; the agent opens a TCP connection
+// to the controller, writes one hello line naming itself and proving the run's secret, and then
+// speaks the protocol (protocol.h) over that connection instead of its stdin and stdout. The secret
+// comes through the environment (kDialSecretEnv), never the command line, which every user of the
+// node can read in /proc.
 //
 //   {"dial":1,"node":"gpu017","slot":"main","secret":"9f0c..."}
 //
@@ -19,6 +18,9 @@ namespace cc {
 
 inline constexpr char kDialSecretEnv[] = "CLUSTERCHECK_DIAL_SECRET";
 inline constexpr char kDialSlotEnv[] = "CLUSTERCHECK_DIAL_SLOT";
+// The node's name as the inventory spells it, when ssh started the agent
+// (Slurm's agents take SLURMD_NODENAME).
+inline constexpr char kDialNodeEnv[] = "CLUSTERCHECK_DIAL_NODE";
 inline constexpr char kDialMainSlot[] = "main";
 // The longest hello line either side accepts.
 inline constexpr size_t kMaxDialHello = 1024;

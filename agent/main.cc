@@ -1,8 +1,8 @@
 // clustercheck-agent: pushed to every node; answers JSON lines on stdout
 // for requests on stdin (agent/protocol.h). Exits when stdin closes.
-// Started by Slurm (transport = "slurm") with --connect=HOST:PORT, it
-// dials the controller back and speaks over that connection instead
-// (agent/dial_back.h).
+// Started with --connect=HOST:PORT (by Slurm, transport = "slurm", or by
+// ssh with [ssh] dial_back), it dials the controller back and speaks over
+// that connection instead (agent/dial_back.h).
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,8 +22,10 @@ namespace {
 // controller's listener is reachable through a slow network.
 constexpr double kDialTimeoutS = 30;
 
-// Who this agent is to the controller: Slurm's name for the node.
+// Who this agent is to the controller: the inventory's name for the node
+// (ssh), else Slurm's.
 std::string NodeName() {
+  if (const char* n = std::getenv(cc::kDialNodeEnv); n != nullptr && *n != '\0') return n;
   if (const char* n = std::getenv("SLURMD_NODENAME"); n != nullptr && *n != '\0') return n;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -44,6 +46,7 @@ int DialController(const std::string& host_port) {
   // Not for the programs this agent starts.
   unsetenv(cc::kDialSecretEnv);
   unsetenv(cc::kDialSlotEnv);
+  unsetenv(cc::kDialNodeEnv);
   std::string why;
   int fd = cc::DialBack(host_port, hello, kDialTimeoutS, &why);
   if (fd < 0)

@@ -31,6 +31,9 @@
 # about 1 grows per node, about 2 per pair.
 # The run's files stay in /tmp/ccscale-bench-N for a look afterwards.
 # CCSCALE_WRAP="heaptrack -o F" puts a profiler in front of the run.
+# CCSCALE_DIAL_BACK=1 sets [ssh] dial_back = true: ssh starts the agents,
+# which dial the controller back and answer over TCP (no libssh buffers
+# for their answers on the controller).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$HERE/../build
@@ -69,7 +72,12 @@ one() {
     echo "bench/scale: simcluster up $N failed" >&2
     return 1
   fi
-  { cat "$D/inventory.toml"; printf '\n[stages.mpi]\niters = 5\nmessage_size = "64K"\n'; } >"$OUT/scale.toml"
+  { if [ "${CCSCALE_DIAL_BACK:-0}" = 1 ]; then
+      sed 's/^\[ssh\]$/[ssh]\ndial_back = true/' "$D/inventory.toml"
+    else
+      cat "$D/inventory.toml"
+    fi
+    printf '\n[stages.mpi]\niters = 5\nmessage_size = "64K"\n'; } >"$OUT/scale.toml"
   local DB=$OUT/scale.db
   (peak=0; while :; do
     l=$(cut -d' ' -f1 /proc/loadavg)
@@ -138,7 +146,9 @@ one() {
 for n in "$@"; do one "$n"; done
 
 echo
-echo "== bench/scale: healthy simulated nodes over ssh, all stages, [defaults] gpus = 0 =="
+MODE=ssh
+[ "${CCSCALE_DIAL_BACK:-0}" = 1 ] && MODE="ssh, [ssh] dial_back = true"
+echo "== bench/scale: healthy simulated nodes over $MODE, all stages, [defaults] gpus = 0 =="
 { echo "$COLS"; cat "$ROWS"; } | column -t
 echo
 echo "== controller peak RSS within each stage, MB =="

@@ -244,6 +244,7 @@ Status ConnectAll(StageContext& ctx, Fleet& fleet, size_t nodes) {
   ctx.progress().StartStage("connect", static_cast<long long>(nodes), "nodes");
   Status prepared = fleet.Prepare([&](const NodeState& s) { RecordPrepared(ctx, s); });
   ctx.progress().FinishStage();
+  malloc_trim(0);  // as after each stage (RunStages)
   EndSelfUsageSegment("connect");
   return prepared;
 }
@@ -265,12 +266,13 @@ void RunStages(StageContext& ctx, const std::vector<std::string>& stages) {
     if (!s.ok()) ctx.Record(NodeCheck(name, "*", "stage", Outcome::kError, s.ToString()));
     if (stage->HasAfterStages()) ran.push_back(std::move(stage));
     stage.reset();
-    EndSelfUsageSegment(name);  // bench/scale.sh: each stage's own peak
     // What the stage freed sits in the arenas of the fan-out's threads,
     // counted in RSS until the next stage happens to reuse it; glibc gives
     // it back only when asked. Freeing and trimming, a 64-node run peaked
-    // at 148 MB instead of 189 (issue 14).
+    // at 148 MB instead of 189 (issue 14). Trimmed before the segment
+    // ends, so that the next stage's peak starts from what is really held.
     malloc_trim(0);
+    EndSelfUsageSegment(name);  // bench/scale.sh: each stage's own peak
   }
   for (auto& stage : ran) {
     if (InterruptFlag().load()) break;

@@ -30,9 +30,9 @@ constexpr size_t kMaxInventoryBytes = 16 << 20;
 
 void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
   static const std::vector<std::string> kKeys = {
-      "user",        "port",   "identity",          "host_key_policy",   "known_hosts",
-      "config_file", "fanout", "connect_timeout_s", "command_timeout_s", "keepalive_s",
-      "agent_dir"};
+      "user",        "port",      "identity",          "host_key_policy",   "known_hosts",
+      "config_file", "fanout",    "connect_timeout_s", "command_timeout_s", "keepalive_s",
+      "agent_dir",   "dial_back", "dial_back_listen"};
   for (auto&& [key, value] : t) {
     std::string k(key.str());
     std::string p = "ssh." + k;
@@ -56,6 +56,15 @@ void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
         err.Add(value.source(), p, "must not be empty");
       } else if (s) {
         ssh.agent_dir = *s;
+      }
+    } else if (k == "dial_back") {
+      if (auto v = GetBool(value, p, err)) ssh.dial_back = *v;
+    } else if (k == "dial_back_listen") {
+      std::optional<std::string> s = GetString(value, p, err);
+      if (s && !IsListenAddress(*s)) {
+        err.Add(value.source(), p, Shown(*s) + " is not ADDRESS or ADDRESS:PORT");
+      } else if (s) {
+        ssh.dial_back_listen = *s;
       }
     } else if (k == "port") {
       if (auto v = GetInt(value, p, 1, 65535, err)) ssh.port = int(*v);

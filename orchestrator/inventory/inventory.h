@@ -4,7 +4,8 @@
 //   name = "pod-a"
 //   transport = "ssh"               # or "local", "slurm"
 //   [ssh]  user, port, identity, host_key_policy, known_hosts, fanout,
-//          connect_timeout_s, command_timeout_s, agent_dir, keepalive_s
+//          connect_timeout_s, command_timeout_s, agent_dir, keepalive_s,
+//          dial_back, dial_back_listen
 //   [defaults]  env = {...}, library_paths = [...], gpus = 8, python = "..."
 //   [[groups]]  name, nodes = ["gpu[001-016]"], + any node setting
 //   [[nodes]]   name (or hostlist), address, + any node setting
@@ -39,6 +40,14 @@ struct SshSettings {
   double command_timeout_s = 60;
   double keepalive_s = 15;
   std::string agent_dir = "~/.cache/clustercheck";  // 0700, content-addressed
+  // The agent ssh starts dials back to this machine over TCP and speaks its
+  // protocol there (agent/dial_back.h); ssh carries only the start and the
+  // agent's stderr. A controller then holds no ssh buffers for the agents'
+  // answers: what makes hundreds of nodes fit in a few MB per node.
+  bool dial_back = false;
+  // Where they dial: "ADDR" or "ADDR:PORT" on this machine; "" = the
+  // address this machine reaches the first node from, any port.
+  std::string dial_back_listen;
 };
 
 struct Node {

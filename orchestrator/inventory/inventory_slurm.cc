@@ -44,11 +44,7 @@ void ParseSlurm(const toml::table& t, SlurmSettings& slurm, ErrorList& err) {
       set_string(slurm.step_mpi, false);
     } else if (k == "listen") {
       std::optional<std::string> s = GetString(value, p, err);
-      size_t colon = s ? s->rfind(':') : std::string::npos;
-      std::string port = colon == std::string::npos ? "" : s->substr(colon + 1);
-      if (s && colon != std::string::npos &&
-          (port.empty() || port.size() > 5 ||
-           port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535)) {
+      if (s && !IsListenAddress(*s)) {
         err.Add(value.source(), p, Shown(*s) + " is not ADDRESS or ADDRESS:PORT");
       } else if (s) {
         slurm.listen = *s;

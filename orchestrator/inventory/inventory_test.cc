@@ -55,6 +55,22 @@ TEST(Inventory, UnknownSshKeyIsLocated) {
             "pod.toml:4:1: ssh.prot: unknown key (did you mean 'port'?)");
 }
 
+TEST(Inventory, SshDialBackIsOffByDefaultAndReachesEveryNode) {
+  Inventory plain = Parse(std::string(kOneNode));
+  EXPECT_FALSE(plain.ssh.dial_back);
+  EXPECT_EQ(plain.ssh.dial_back_listen, "");
+  Inventory on = Parse(std::string(kOneNode) +
+                       "[ssh]\ndial_back = true\ndial_back_listen = \"10.0.0.254:7001\"\n");
+  EXPECT_TRUE(on.ssh.dial_back);
+  EXPECT_EQ(on.ssh.dial_back_listen, "10.0.0.254:7001");
+  ASSERT_EQ(on.nodes.size(), 1u);
+  EXPECT_TRUE(on.nodes[0].ssh.dial_back);
+  EXPECT_EQ(Error(std::string(kOneNode) + "[ssh]\ndial_back_listen = \"10.0.0.1:99999\"\n"),
+            "pod.toml:4:20: ssh.dial_back_listen: '10.0.0.1:99999' is not ADDRESS or ADDRESS:PORT");
+  EXPECT_EQ(Error(std::string(kOneNode) + "[ssh]\ndial_back = \"yes\"\n"),
+            "pod.toml:4:13: ssh.dial_back: expected true or false, got a string");
+}
+
 TEST(Inventory, UnknownNodeSettingIsLocated) {
   EXPECT_EQ(Error("[[nodes]]\nname = \"n1\"\ngpu = 8\n"),
             "pod.toml:3:1: nodes[0].gpu: unknown key (did you mean 'gpus'?)");

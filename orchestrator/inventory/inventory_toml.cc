@@ -153,6 +153,14 @@ std::optional<int64_t> GetInt(const toml::node& node, const std::string& path, i
   return v;
 }
 
+bool IsListenAddress(const std::string& s) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string::npos) return true;
+  std::string port = s.substr(colon + 1);
+  return !port.empty() && port.size() <= 5 &&
+         port.find_first_not_of("0123456789") == std::string::npos && std::stoi(port) <= 65535;
+}
+
 std::optional<bool> GetBool(const toml::node& node, const std::string& path, ErrorList& err) {
   if (const auto* b = node.as_boolean()) return b->get();
   err.Add(node.source(), path, "expected true or false, got " + TypeName(node));

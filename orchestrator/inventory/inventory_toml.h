@@ -58,6 +58,8 @@ std::optional<std::string> GetString(const toml::node& node, const std::string& 
 // Integer within [lo, hi].
 std::optional<int64_t> GetInt(const toml::node& node, const std::string& path, int64_t lo,
                               int64_t hi, ErrorList& err);
+// "ADDR" or "ADDR:PORT" (port 1..65535 when given): where agents dial back.
+bool IsListenAddress(const std::string& s);
 std::optional<bool> GetBool(const toml::node& node, const std::string& path, ErrorList& err);
 // Finite number (integer or float) > 0.
 std::optional<double> GetPositive(const toml::node& node, const std::string& path, ErrorList& err);

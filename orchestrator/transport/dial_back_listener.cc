@@ -1,6 +1,7 @@
 #include "orchestrator/transport/dial_back_listener.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -195,6 +196,29 @@ bool DialBackListener::Dialled(const std::string& node, const std::string& slot)
 std::vector<std::string> DialBackListener::refusals() const {
   std::lock_guard<std::mutex> lock(mu_);
   return refusals_;
+}
+
+std::string LocalAddressTowards(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), "9", &hints, &res) != 0) return "";
+  std::string out;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  // A datagram socket's connect sends nothing: it only asks for the route.
+  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    char buf[INET_ADDRSTRLEN] = {};
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+        inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf) != nullptr) {
+      out = buf;
+    }
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(res);
+  return out;
 }
 
 }  // namespace cc

@@ -81,4 +81,8 @@ class DialBackListener {
   std::thread thread_;
 };
 
+// The address of this machine that `host` is reached from (the kernel's
+// route); "" when there is none.
+std::string LocalAddressTowards(const std::string& host);
+
 }  // namespace cc

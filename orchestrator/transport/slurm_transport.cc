@@ -12,6 +12,7 @@
 
 #include "agent/dial_back.h"
 #include "common/hostlist.h"
+#include "common/random_hex.h"
 #include "orchestrator/transport/agent_channel.h"
 #include "orchestrator/transport/local_transport.h"
 #include "orchestrator/transport/sha256.h"
@@ -70,19 +71,6 @@ std::string Joined(const std::vector<std::string>& argv) {
   return s;
 }
 
-std::string RandomHex(size_t bytes) {
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  std::string raw(bytes, '\0');
-  in.read(raw.data(), static_cast<std::streamsize>(bytes));
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -122,29 +110,6 @@ class SlurmConnection : public Connection {
 };
 
 }  // namespace
-
-std::string LocalAddressTowards(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* res = nullptr;
-  if (getaddrinfo(host.c_str(), "9", &hints, &res) != 0) return "";
-  std::string out;
-  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  // A datagram socket's connect sends nothing: it only asks for the route.
-  if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
-    sockaddr_in a{};
-    socklen_t len = sizeof a;
-    char buf[INET_ADDRSTRLEN] = {};
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
-        inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf) != nullptr) {
-      out = buf;
-    }
-  }
-  if (fd >= 0) close(fd);
-  freeaddrinfo(res);
-  return out;
-}
 
 SlurmTransport::SlurmTransport(Environment env) : env_(std::move(env)) {}
 

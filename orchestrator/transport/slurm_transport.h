@@ -83,8 +83,4 @@ class SlurmTransport : public Transport {
   bool ended_ = false;
 };
 
-// The address of this machine that `host` is reached from (the kernel's
-// route); "" when there is none.
-std::string LocalAddressTowards(const std::string& host);
-
 }  // namespace cc

@@ -34,11 +34,12 @@ std::string SlurmTimeLimitLine(const std::string& text) {
 }
 
 SocketProcess::SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher,
-                             std::function<std::string()> launcher_said)
+                             std::function<std::string()> launcher_said, bool slurm_launcher)
     : fd_(fd),
       name_(std::move(name)),
       launcher_(std::move(launcher)),
-      launcher_said_(std::move(launcher_said)) {}
+      launcher_said_(std::move(launcher_said)),
+      slurm_launcher_(slurm_launcher) {}
 
 SocketProcess::~SocketProcess() { Kill(); }
 
@@ -120,7 +121,8 @@ Status SocketProcess::WhyItEnded(const std::string& what) {
   // The connection may close before srun has printed them: a launcher gets
   // a moment to say so.
   std::string limit = SlurmTimeLimitLine(StderrSoFar());
-  for (int i = 0; limit.empty() && (launcher_ || launcher_said_) && i * kSliceMs < kLauncherWordsMs;
+  for (int i = 0; slurm_launcher_ && limit.empty() && (launcher_ || launcher_said_) &&
+                  i * kSliceMs < kLauncherWordsMs;
        ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kSliceMs));
     limit = SlurmTimeLimitLine(StderrSoFar());
@@ -132,7 +134,12 @@ Status SocketProcess::WhyItEnded(const std::string& what) {
 }
 
 std::string SocketProcess::StderrSoFar() {
-  if (launcher_) return launcher_->StderrSoFar();
+  if (launcher_) {
+    // A launcher that collects only as it is pumped (ssh) gets one look
+    // without waiting.
+    if (!slurm_launcher_) (void)launcher_->Wait(Deadline::In(Millis(0)));
+    return launcher_->StderrSoFar();
+  }
   return launcher_said_ ? launcher_said_() : "";
 }
 

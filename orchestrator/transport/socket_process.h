@@ -4,7 +4,9 @@
 // `launcher` (may be null) is what started it here, the srun of a Slurm
 // step: its stderr is the agent's, Kill() stops it, and a line of it that
 // says Slurm cancelled the step at its time limit turns the connection's
-// end into kTimeout, so the stage records a `hang` and not a crash.
+// end into kTimeout, so the stage records a `hang` and not a crash. With
+// ssh dial_back the launcher is the ssh command that started the agent:
+// it carries the agent's stderr, and Kill() closes it too.
 #pragma once
 
 #include <functional>
@@ -21,8 +23,10 @@ class SocketProcess : public RemoteProcess {
   // Takes `fd`. `name` is for messages ("gpu3's agent"). Without a
   // launcher of its own (the agents one srun started on every node),
   // `launcher_said` (may be empty) gives that shared srun's stderr.
+  // `slurm_launcher`: the launcher is srun, whose last words (a time limit)
+  // are worth waiting a moment for when the connection ends.
   SocketProcess(int fd, std::string name, std::unique_ptr<RemoteProcess> launcher,
-                std::function<std::string()> launcher_said = {});
+                std::function<std::string()> launcher_said = {}, bool slurm_launcher = true);
   ~SocketProcess() override;
 
   Status WriteStdin(std::string_view data, Deadline deadline) override;
@@ -49,6 +53,7 @@ class SocketProcess : public RemoteProcess {
   bool eof_ = false;
   std::optional<Status> end_;
   bool write_closed_ = false;
+  bool slurm_launcher_;
 };
 
 // Whether Slurm's words say it cancelled a step or job at its time limit

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 
 #include "orchestrator/transport/shell_upload.h"
 #include "orchestrator/transport/ssh_host_key.h"
@@ -39,11 +40,23 @@ unsigned GetPort(ssh_session s) {
 class SshConnection : public Connection {
  public:
   SshConnection(std::shared_ptr<SshSession> session, std::string where,
-                std::vector<std::string> warnings)
-      : session_(std::move(session)), where_(std::move(where)), warnings_(std::move(warnings)) {}
+                std::vector<std::string> warnings, std::string node, SshDialBack* dial_back)
+      : session_(std::move(session)),
+        where_(std::move(where)),
+        warnings_(std::move(warnings)),
+        node_(std::move(node)),
+        dial_back_(dial_back) {}
 
   Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
     if (cmd.argv.empty()) return Status::BadArgument(where_ + ": empty command");
+    if (cmd.agent && dial_back_ != nullptr) {
+      return dial_back_->Start(
+          node_, cmd,
+          [this](const CommandLine& c, Deadline d) {
+            return SshProcess::Start(session_, ShellQuoteCommand(c), where_, d);
+          },
+          deadline);
+    }
     return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_, deadline);
   }
 
@@ -58,7 +71,13 @@ class SshConnection : public Connection {
         return out.ok() ? Status::Ok() : out.status();
       };
       Status s = Sftp().Upload(content, remote_path, mode, deadline, mv);
-      if (!IsSftpHandshakeFailure(s)) return s;
+      // A push is one upload per run: the SFTP channel's buffers, grown to
+      // its largest writes (~64 KB a node), would otherwise be held by
+      // every connection to the end.
+      if (!IsSftpHandshakeFailure(s)) {
+        sftp_.reset();
+        return s;
+      }
       sftp_unusable_ = true;
       sftp_.reset();
     }
@@ -89,6 +108,8 @@ class SshConnection : public Connection {
   bool sftp_unusable_ = false;  // its handshake failed once: use the shell
   std::string where_;
   std::vector<std::string> warnings_;
+  std::string node_;
+  SshDialBack* dial_back_;  // the transport's; null: agents speak over ssh
 };
 
 // Options from the config file first, then what the inventory set.
@@ -306,7 +327,25 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Dead
   s = Authenticate(*session, node, who, deadline);
   if (!s.ok()) return s.WithContext(node.name);
   return std::unique_ptr<Connection>(
-      std::make_unique<SshConnection>(session, "ssh " + who, std::move(warnings)));
+      std::make_unique<SshConnection>(session, "ssh " + who, std::move(warnings), node.name,
+                                      node.ssh.dial_back ? dial_back_.get() : nullptr));
+}
+
+Status SshTransport::Begin(const Inventory& inventory, const std::string&) {
+  if (!inventory.ssh.dial_back || inventory.nodes.empty()) return Status::Ok();
+  std::set<std::string> names;
+  for (const Node& n : inventory.nodes) names.insert(n.name);
+  const Node& first = inventory.nodes.front();
+  auto opened =
+      SshDialBack::Open(inventory.ssh.dial_back_listen,
+                        first.address.empty() ? first.name : first.address, std::move(names));
+  if (!opened.ok()) return opened.status();
+  dial_back_ = std::move(*opened);
+  return Status::Ok();
+}
+
+nlohmann::json SshTransport::LauncherMeta() const {
+  return dial_back_ ? dial_back_->Meta() : nlohmann::json(nullptr);
 }
 
 }  // namespace cc

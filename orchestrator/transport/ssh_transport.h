@@ -23,12 +23,17 @@
 // should libssh still hang. Not covered: name resolution (getaddrinfo) of a
 // host name during Connect.
 //
+// With [ssh] dial_back, Begin() opens the listener the agents dial back to
+// (ssh_dial_back.h), and a connection's Start of the agent (a CommandLine
+// with `agent` set) has it dial there; every other command runs as always.
+//
 // Threading: see transport.h; Connections are independent libssh sessions.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "orchestrator/transport/ssh_dial_back.h"
 #include "orchestrator/transport/transport.h"
 
 namespace cc {
@@ -36,7 +41,12 @@ namespace cc {
 class SshTransport : public Transport {
  public:
   std::string name() const override { return "ssh"; }
+  Status Begin(const Inventory& inventory, const std::string& agent_binary) override;
+  nlohmann::json LauncherMeta() const override;
   Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
+
+ private:
+  std::unique_ptr<SshDialBack> dial_back_;  // null without [ssh] dial_back
 };
 
 }  // namespace cc

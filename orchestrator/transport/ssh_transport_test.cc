@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/protocol.h"
+#include "build_paths.h"
 #include "tests/unit/sshd_fixture.h"
 
 namespace cc {
@@ -132,6 +134,49 @@ std::string* SshTransportTest::skip_ = nullptr;
 std::string* SshTransportTest::start_error_ = nullptr;
 std::string* SshTransportTest::known_hosts_ = nullptr;
 SshdFixture* SshTransportTest::sshd_ = nullptr;
+
+TEST_F(SshTransportTest, DialBackStartsTheAgentOverSshAndItSpeaksOverItsOwnConnection) {
+  Inventory inv;
+  inv.ssh.dial_back = true;
+  inv.ssh.dial_back_listen = "127.0.0.1";
+  Node n = FixtureNode();
+  n.ssh.dial_back = true;
+  inv.nodes = {n};
+  SshTransport t;
+  Status begun = t.Begin(inv, "");
+  ASSERT_TRUE(begun.ok()) << begun.ToString();
+  ASSERT_EQ(t.LauncherMeta()["launcher"], "ssh");
+  std::string dial = t.LauncherMeta()["dial_back"];
+  auto c = t.Connect(inv.nodes[0], Generous());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  // An ordinary command still runs over the channel.
+  auto out = RunToCompletion(**c, {{"echo", "plain"}, {}}, Generous());
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out, "plain\n");
+  // The agent answers over the connection it dialled.
+  auto p = (*c)->Start({{CLUSTERCHECK_BINARY_DIR "/clustercheck-agent"}, {}, true}, Generous());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  auto line = (*p)->ReadLine(Generous());
+  ASSERT_TRUE(line.ok()) << line.status().ToString() << " " << (*p)->StderrSoFar();
+  auto msg = protocol::ParseMessage(*line);
+  ASSERT_TRUE(msg.ok()) << *line;
+  EXPECT_TRUE(protocol::CheckHello(*msg).ok()) << *line;
+  (*p)->CloseStdin();
+  while ((*p)->ReadLine(Generous()).ok()) {
+  }
+  auto code = (*p)->Wait(Generous());
+  ASSERT_TRUE(code.ok()) << code.status().ToString();
+  EXPECT_EQ(*code, 0);
+  EXPECT_EQ(t.LauncherMeta()["refused"].size(), 0u) << dial;
+}
+
+TEST_F(SshTransportTest, WithoutDialBackThereIsNoListenerAndNoLauncherMeta) {
+  Inventory inv;
+  inv.nodes = {FixtureNode()};
+  SshTransport t;
+  ASSERT_TRUE(t.Begin(inv, "").ok());
+  EXPECT_TRUE(t.LauncherMeta().is_null());
+}
 
 TEST_F(SshTransportTest, RunsACommandAndReportsOutputStderrAndExitCode) {
   auto c = MustConnect(FixtureNode());

@@ -23,6 +23,10 @@ namespace cc {
 struct CommandLine {
   std::vector<std::string> argv;           // argv[0] is the program
   std::map<std::string, std::string> env;  // added to the environment
+  // argv is clustercheck-agent: a transport whose agents dial back (ssh
+  // dial_back, slurm) may start it that way, so that its protocol runs
+  // over its own TCP connection instead of stdin and stdout.
+  bool agent = false;
 };
 
 // Quotes argv and env for a POSIX shell: "env A='1' 'prog' 'arg'".

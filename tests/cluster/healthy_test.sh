@@ -85,6 +85,27 @@ expect "nics: docker0's 172.17.0.0/16 is excluded as a decoy" "skip" \
 expect "nccl: skips (no GPU)" "skip" \
   "select group_concat(distinct outcome) from node_results where run_id=1 and stage='nccl'"
 
+# The same cluster with [ssh] dial_back = true: ssh starts the agents, they
+# dial this machine back and answer over TCP. Same PASS, same results.
+sed 's/^\[ssh\]$/[ssh]\ndial_back = true/' "$dir/healthy.toml" >"$dir/dial_back.toml"
+"$CC" run "$dir/dial_back.toml" --db "$dir/dial_back.db" >"$dir/dial_back.out" 2>"$dir/dial_back.err"
+rc=$?
+[ $rc -eq 0 ] && ok "dial_back: run exits 0" || {
+  not_ok "dial_back: run exits 0, not $rc"
+  sed 's/^/  > /' "$dir/dial_back.out"
+  tail -5 "$dir/dial_back.err"
+}
+head -1 "$dir/dial_back.out" | grep -q '^PASS' && ok "dial_back: the first line is PASS" ||
+  not_ok "dial_back: the first line is PASS: $(head -1 "$dir/dial_back.out")"
+db_q() { sqlite3 "$dir/dial_back.db" "$1"; }
+launcher=$(db_q "select json_extract(meta, '$.launcher.launcher') || ' ' || json_array_length(json_extract(meta, '$.launcher.refused')) || ' ' || (json_extract(meta, '$.launcher.dial_back') like '%:%') from runs where id=1")
+[ "$launcher" = "ssh 0 1" ] && ok "dial_back: the run records its listener and no refusal" ||
+  not_ok "dial_back: the run records its listener and no refusal ($launcher)"
+counts() { sqlite3 "$1" "select (select count(*) from node_results where run_id=1 and outcome in ('pass','skip')) || ' ' || (select count(*) from pair_results where run_id=1 and stage in ('nics','mpi') and outcome='pass')"; }
+[ "$(counts "$DB")" = "$(counts "$dir/dial_back.db")" ] &&
+  ok "dial_back: as many node passes/skips and nics/mpi pair passes as over ssh" ||
+  not_ok "dial_back: as many results as over ssh ($(counts "$DB") vs $(counts "$dir/dial_back.db"))"
+
 if ! cluster_test_finish; then
   echo "# every verdict (report --json):"
   jq -r '.verdicts[] | "  \(.severity) \(.kind) \(.stage)/\(.check): \(.summary)"' "$dir/report.json" 2>&1

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/interned.h"
+
 namespace cc {
 
 struct NicInfo {
@@ -72,23 +74,25 @@ struct Subnet {
 std::vector<Subnet> GroupBySubnet(const std::vector<NodeNics>& nodes);
 
 // What one sender saw of one receiver's address on one subnet.
+// A record per probe, N(N-1) per subnet: its values are Interned (issue
+// 14); `note` alone may be unique to it.
 struct NicProbe {
-  std::string src;      // sending node
-  std::string dst;      // receiving node
-  std::string subnet;   // "10.42.0.0/24"
-  std::string addr;     // dst's address probed
-  std::string src_nic;  // the sender's interface on the subnet
-  std::string dst_nic;  // the receiver's interface holding addr
+  Interned src;      // sending node
+  Interned dst;      // receiving node
+  Interned subnet;   // "10.42.0.0/24"
+  Interned addr;     // dst's address probed
+  Interned src_nic;  // the sender's interface on the subnet
+  Interned dst_nic;  // the receiver's interface holding addr
   // TCP: the agent's probe state (port_probe.h) and whose token answered
   // ("" when none did).
-  std::string tcp_state;
-  std::string answered_by;
+  Interned tcp_state;
+  Interned answered_by;
   // DF datagrams: bytes tried (IP packet size; 0 = not tried), and "ok",
   // "lost" (the small one came back, the full-size one did not),
   // "no-reply" (neither came back), "too-big-local" (the sender's own MTU
   // refused it: EMSGSIZE), "error".
   int mtu_bytes = 0;
-  std::string mtu_state;
+  Interned mtu_state;
   std::string note;
 };
 

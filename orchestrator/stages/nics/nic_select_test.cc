@@ -312,7 +312,7 @@ struct SixNodes {
     auto probes = AllReach(names, "10.42.0.0/24");
     for (auto& p : AllReach(names, "10.43.0.0/24", 1500)) probes.push_back(p);
     for (auto& p : probes)
-      p.addr = (p.subnet == "10.42.0.0/24" ? "10.42.0." : "10.43.0.") + p.dst.substr(4);
+      p.addr = (p.subnet == "10.42.0.0/24" ? "10.42.0." : "10.43.0.") + p.dst.str().substr(4);
     return probes;
   }
 };

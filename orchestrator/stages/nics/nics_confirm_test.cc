@@ -150,7 +150,7 @@ struct FourOnTwo : Four {
     for (size_t i = 0; i < one; ++i) {
       NicProbe p = probes[i];
       p.subnet = "10.2.0.0/24";
-      p.addr = "10.2.0." + p.dst.substr(1);
+      p.addr = "10.2.0." + p.dst.str().substr(1);
       p.src_nic = p.dst_nic = "eth1";
       probes.push_back(p);
     }

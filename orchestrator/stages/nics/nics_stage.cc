@@ -408,7 +408,7 @@ class NicsStage : public Stage {
   static NicProbe Unretested(const NicProbe& first, const std::string& why) {
     NicProbe p = first;
     p.tcp_state = "error";
-    p.answered_by.clear();
+    p.answered_by = Interned();
     p.note = why;
     return p;
   }

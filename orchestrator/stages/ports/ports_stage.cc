@@ -21,16 +21,15 @@
 // (ports_verdict.h, stored_verdict.h), which need every probe's cell only
 // when some probe did not pass; a summary goes to the run's meta under
 // "ports", the retest counts under "retests.ports".
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <random>
 #include <set>
 
+#include "common/random_hex.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/probe_pacer.h"
@@ -67,24 +66,6 @@ constexpr double kLostGraceS = 10;
 // Passed first attempts are stored this many at a time: one transaction
 // each, and never more of them in memory.
 constexpr size_t kPassChunk = 2048;
-
-std::string RandomHex(size_t bytes) {
-  std::string raw(bytes, '\0');
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  bool ok = fd >= 0 && read(fd, raw.data(), bytes) == static_cast<ssize_t>(bytes);
-  if (fd >= 0) close(fd);
-  if (!ok) {
-    std::random_device rd;
-    for (char& c : raw) c = static_cast<char>(rd());
-  }
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 double MsSince(Clock& clock, Clock::time_point start) {
   return std::round(std::chrono::duration<double, std::milli>(clock.Now() - start).count());

@@ -1,0 +1,115 @@
+#include "orchestrator/transport/ssh_dial_back.h"
+
+#include <cstdio>
+
+#include "agent/dial_back.h"
+#include "common/random_hex.h"
+#include "orchestrator/transport/socket_process.h"
+
+namespace cc {
+namespace {
+
+// How often a start that waits for its agent looks whether the ssh command
+// already ended (then it will never dial).
+constexpr Millis kLookMs{200};
+// The secret's size: 128 bits, as the Slurm launcher's.
+constexpr size_t kSecretBytes = 16;
+
+}  // namespace
+
+Result<std::unique_ptr<SshDialBack>> SshDialBack::Open(const std::string& listen,
+                                                       const std::string& towards,
+                                                       std::set<std::string> nodes) {
+  std::string host = listen;
+  int port = 0;
+  if (std::string h; SplitHostPort(listen, &h, &port)) host = h;
+  if (host.empty()) {
+    host = LocalAddressTowards(towards);
+    if (host.empty()) {
+      return Status::Unreachable("no route from this machine to " + towards +
+                                 " for the agents to dial back; set [ssh] dial_back_listen");
+    }
+  }
+  std::string secret = RandomHex(kSecretBytes);
+  auto listener =
+      DialBackListener::Open(host, port, secret, std::move(nodes), [](const std::string& what) {
+        std::fprintf(stderr, "clustercheck: ssh dial_back: %s\n", what.c_str());
+      });
+  if (!listener.ok()) return listener.status().WithContext("[ssh] dial_back");
+  std::string connect = host + ":" + std::to_string((*listener)->port());
+  return std::unique_ptr<SshDialBack>(
+      new SshDialBack(std::move(*listener), std::move(secret), std::move(connect)));
+}
+
+SshDialBack::SshDialBack(std::unique_ptr<DialBackListener> listener, std::string secret,
+                         std::string connect)
+    : listener_(std::move(listener)), secret_(std::move(secret)), connect_(std::move(connect)) {}
+
+CommandLine SshDialBack::Wrapped(const std::string& node, const std::string& slot,
+                                 const std::string& connect, const CommandLine& agent) {
+  CommandLine inner = agent;
+  inner.argv.push_back("--connect=" + connect);
+  inner.env[kDialSlotEnv] = slot;
+  inner.env[kDialNodeEnv] = node;
+  inner.agent = false;
+  std::string var = kDialSecretEnv;
+  // sh, not the login shell: `read` and `export` as POSIX has them.
+  std::string script =
+      "IFS= read -r " + var + " && export " + var + " && exec " + ShellQuoteCommand(inner);
+  return CommandLine{{"sh", "-c", script}, {}};
+}
+
+Result<std::unique_ptr<RemoteProcess>> SshDialBack::Start(const std::string& node,
+                                                          const CommandLine& agent,
+                                                          const StartCommand& start,
+                                                          Deadline deadline) {
+  const std::string slot = "ssh-" + std::to_string(next_slot_++);
+  auto proc = start(Wrapped(node, slot, connect_, agent), deadline);
+  if (!proc.ok()) return proc.status();
+  Status gave = (*proc)->WriteStdin(secret_ + "\n", deadline);
+  if (!gave.ok()) {
+    (*proc)->Kill();
+    return gave.WithContext("giving the agent on " + node + " its secret");
+  }
+  (*proc)->CloseStdin();
+  for (;;) {
+    auto fd = listener_->Await(node, slot, deadline.Within(kLookMs));
+    if (fd.ok()) {
+      return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
+          *fd, node + "'s agent", std::move(*proc), std::function<std::string()>{},
+          /*slurm_launcher=*/false));
+    }
+    if (!fd.status().Is(ErrorKind::kTimeout)) {
+      (*proc)->Kill();
+      return fd.status();
+    }
+    auto exited = (*proc)->Wait(Deadline::In(Millis(0)));
+    if (exited.ok()) {
+      // It may have dialled just before it ended.
+      if (auto late = listener_->Await(node, slot, Deadline::In(Millis(0))); late.ok()) {
+        return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
+            *late, node + "'s agent", std::move(*proc), std::function<std::string()>{},
+            /*slurm_launcher=*/false));
+      }
+      std::string err = (*proc)->StderrSoFar();
+      if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+      return Status::Eof("the agent on " + node + " exited with " + std::to_string(*exited) +
+                         " before dialling back to " + connect_ +
+                         (err.empty() ? "" : "; stderr: " + err));
+    }
+    if (deadline.Passed()) {
+      std::string err = (*proc)->StderrSoFar();
+      (*proc)->Kill();
+      return Status::Timeout("the agent on " + node + " did not dial back to " + connect_ +
+                             " in time (can the node reach this machine there? [ssh] "
+                             "dial_back_listen sets the address)" +
+                             (err.empty() ? "" : "; stderr: " + err));
+    }
+  }
+}
+
+nlohmann::json SshDialBack::Meta() const {
+  return {{"launcher", "ssh"}, {"dial_back", connect_}, {"refused", listener_->refusals()}};
+}
+
+}  // namespace cc

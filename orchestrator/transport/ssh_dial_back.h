@@ -1,0 +1,65 @@
+// [ssh] dial_back: ssh starts the agent, and the agent dials this machine
+// back over TCP (agent/dial_back.h) and speaks its protocol there. The ssh
+// channel stays open for the agent's life but carries only its stderr, so
+// the controller holds no ssh buffers grown by the agents' answers (about
+// 100 KB a node with libssh otherwise) and none of their stdout lines.
+//
+// The secret reaches the agent through the ssh channel's stdin, read by a
+// POSIX shell into its environment: never on a command line, which every
+// user of the node can read in /proc. Each start gets a slot of its own, so
+// an agent can only be taken by the start that asked for it.
+//
+// Threading: Start may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "orchestrator/transport/dial_back_listener.h"
+#include "orchestrator/transport/transport.h"
+
+namespace cc {
+
+class SshDialBack {
+ public:
+  // Listens on `listen` ("ADDR" or "ADDR:PORT"; "" = the address this
+  // machine reaches `towards` from, any port) for the agents of `nodes`.
+  static Result<std::unique_ptr<SshDialBack>> Open(const std::string& listen,
+                                                   const std::string& towards,
+                                                   std::set<std::string> nodes);
+
+  // How a command is started on the node (the node's Connection::Start).
+  using StartCommand =
+      std::function<Result<std::unique_ptr<RemoteProcess>>(const CommandLine&, Deadline)>;
+
+  // Starts `agent` (clustercheck-agent's command line) through `start` so
+  // that it dials back as `node`, and waits for it by `deadline`. The
+  // process returned speaks over the agent's connection; its stderr and
+  // exit are the ssh command's. Errors: kTimeout when it did not dial back
+  // in time (naming where it should have), kEof when it exited first
+  // (with its stderr), and `start`'s own.
+  Result<std::unique_ptr<RemoteProcess>> Start(const std::string& node, const CommandLine& agent,
+                                               const StartCommand& start, Deadline deadline);
+
+  // The shell command line that reads the secret from stdin and execs
+  // `agent` dialling `connect` in `slot` as `node`.
+  static CommandLine Wrapped(const std::string& node, const std::string& slot,
+                             const std::string& connect, const CommandLine& agent);
+
+  const std::string& connect() const { return connect_; }
+  // For the run's meta "launcher".
+  nlohmann::json Meta() const;
+
+ private:
+  SshDialBack(std::unique_ptr<DialBackListener> listener, std::string secret, std::string connect);
+  std::unique_ptr<DialBackListener> listener_;
+  const std::string secret_;
+  const std::string connect_;  // HOST:PORT the agents dial
+  std::atomic<int> next_slot_{1};
+};
+
+}  // namespace cc
