@@ -21,6 +21,10 @@ inline constexpr char kDialSlotEnv[] = "CLUSTERCHECK_DIAL_SLOT";
 // The node's name as the inventory spells it, when ssh started the agent
 // (Slurm's agents take SLURMD_NODENAME).
 inline constexpr char kDialNodeEnv[] = "CLUSTERCHECK_DIAL_NODE";
+// Set (to 1) when ssh started the agent: once dialled, the agent leaves the
+// ssh session (its own session, stdio on /dev/null), which the controller
+// then closes, so that it holds no ssh session per node for the run.
+inline constexpr char kDialDetachEnv[] = "CLUSTERCHECK_DIAL_DETACH";
 inline constexpr char kDialMainSlot[] = "main";
 // The longest hello line either side accepts.
 inline constexpr size_t kMaxDialHello = 1024;

@@ -3,6 +3,7 @@
 // Started with --connect=HOST:PORT (by Slurm, transport = "slurm", or by
 // ssh with [ssh] dial_back), it dials the controller back and speaks over
 // that connection instead (agent/dial_back.h).
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -32,6 +33,19 @@ std::string NodeName() {
   return host;
 }
 
+// Leaves the ssh session that started us (kDialDetachEnv): the controller
+// closes it once we dialled, and sshd then closes our stdio pipes. Our own
+// session, so that no hangup of sshd's reaches us, and stdio on /dev/null,
+// so that neither we nor the programs we start write to a closed pipe.
+// Nothing is lost: a dialled agent says everything over its connection.
+void DetachFromLauncher() {
+  setsid();
+  int null = open("/dev/null", O_RDWR);
+  if (null < 0) return;
+  for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+  if (null > 2) close(null);
+}
+
 // The descriptor of a connection to the controller, or -1 (said on stderr).
 int DialController(const std::string& host_port) {
   const char* secret = std::getenv(cc::kDialSecretEnv);
@@ -47,10 +61,16 @@ int DialController(const std::string& host_port) {
   unsetenv(cc::kDialSecretEnv);
   unsetenv(cc::kDialSlotEnv);
   unsetenv(cc::kDialNodeEnv);
+  const char* detach = std::getenv(cc::kDialDetachEnv);
+  const bool leave_launcher = detach != nullptr && std::string(detach) == "1";
+  unsetenv(cc::kDialDetachEnv);
   std::string why;
   int fd = cc::DialBack(host_port, hello, kDialTimeoutS, &why);
-  if (fd < 0)
+  if (fd < 0) {
     std::fprintf(stderr, "clustercheck-agent on %s: %s\n", hello.node.c_str(), why.c_str());
+  } else if (leave_launcher) {
+    DetachFromLauncher();
+  }
   return fd;
 }
 

@@ -15,6 +15,17 @@ constexpr Millis kLookMs{200};
 // The secret's size: 128 bits, as the Slurm launcher's.
 constexpr size_t kSecretBytes = 16;
 
+// The agent on `node` dialled in on `fd`: it leaves its ssh command
+// (kDialDetachEnv), and so does this side. Closing the channel ends
+// nothing on the node (sshd signals no child of a session without a
+// terminal); it lets the connection close its ssh session (SshConnection).
+Result<std::unique_ptr<RemoteProcess>> Dialled(int fd, const std::string& node,
+                                               std::unique_ptr<RemoteProcess> ssh_command) {
+  ssh_command.reset();
+  return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
+      fd, node + "'s agent", nullptr, std::function<std::string()>{}, /*slurm_launcher=*/false));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SshDialBack>> SshDialBack::Open(const std::string& listen,
@@ -51,6 +62,7 @@ CommandLine SshDialBack::Wrapped(const std::string& node, const std::string& slo
   inner.argv.push_back("--connect=" + connect);
   inner.env[kDialSlotEnv] = slot;
   inner.env[kDialNodeEnv] = node;
+  inner.env[kDialDetachEnv] = "1";
   inner.agent = false;
   std::string var = kDialSecretEnv;
   // sh, not the login shell: `read` and `export` as POSIX has them.
@@ -74,11 +86,7 @@ Result<std::unique_ptr<RemoteProcess>> SshDialBack::Start(const std::string& nod
   (*proc)->CloseStdin();
   for (;;) {
     auto fd = listener_->Await(node, slot, deadline.Within(kLookMs));
-    if (fd.ok()) {
-      return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
-          *fd, node + "'s agent", std::move(*proc), std::function<std::string()>{},
-          /*slurm_launcher=*/false));
-    }
+    if (fd.ok()) return Dialled(*fd, node, std::move(*proc));
     if (!fd.status().Is(ErrorKind::kTimeout)) {
       (*proc)->Kill();
       return fd.status();
@@ -87,9 +95,7 @@ Result<std::unique_ptr<RemoteProcess>> SshDialBack::Start(const std::string& nod
     if (exited.ok()) {
       // It may have dialled just before it ended.
       if (auto late = listener_->Await(node, slot, Deadline::In(Millis(0))); late.ok()) {
-        return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
-            *late, node + "'s agent", std::move(*proc), std::function<std::string()>{},
-            /*slurm_launcher=*/false));
+        return Dialled(*late, node, std::move(*proc));
       }
       std::string err = (*proc)->StderrSoFar();
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);

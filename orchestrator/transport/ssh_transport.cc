@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -37,25 +38,39 @@ unsigned GetPort(ssh_session s) {
   return port;
 }
 
+// With [ssh] dial_back, a connection closes its session once an agent it
+// started dialled back (nothing of it is needed while the agent runs, and
+// libssh keeps ~180 KB of buffers per session), and opens a new one
+// through `reopen` for whatever comes next: an upload, a command, another
+// agent (the nccl stage's).
 class SshConnection : public Connection {
  public:
+  using Reopen = std::function<Result<std::shared_ptr<SshSession>>(Deadline)>;
+
   SshConnection(std::shared_ptr<SshSession> session, std::string where,
-                std::vector<std::string> warnings, std::string node, SshDialBack* dial_back)
+                std::vector<std::string> warnings, std::string node, SshDialBack* dial_back,
+                Reopen reopen)
       : session_(std::move(session)),
         where_(std::move(where)),
         warnings_(std::move(warnings)),
         node_(std::move(node)),
-        dial_back_(dial_back) {}
+        dial_back_(dial_back),
+        reopen_(std::move(reopen)) {}
 
   Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
     if (cmd.argv.empty()) return Status::BadArgument(where_ + ": empty command");
+    Status open = EnsureSession(deadline);
+    if (!open.ok()) return open;
     if (cmd.agent && dial_back_ != nullptr) {
-      return dial_back_->Start(
+      auto agent = dial_back_->Start(
           node_, cmd,
           [this](const CommandLine& c, Deadline d) {
             return SshProcess::Start(session_, ShellQuoteCommand(c), where_, d);
           },
           deadline);
+      // Its ssh command is closed (ssh_dial_back.h); so is the session.
+      if (agent.ok() && reopen_) session_.reset();
+      return agent;
     }
     return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_, deadline);
   }
@@ -65,6 +80,8 @@ class SshConnection : public Connection {
   // over a command channel from then on.
   Status Upload(const std::string& content, const std::string& remote_path, int mode,
                 Deadline deadline) override {
+    Status open = EnsureSession(deadline);
+    if (!open.ok()) return open;
     if (!sftp_unusable_) {
       auto mv = [this](const std::string& from, const std::string& to, Deadline d) -> Status {
         auto out = RunToCompletion(*this, {{"mv", "-f", "--", from, to}, {}}, d);
@@ -85,6 +102,8 @@ class SshConnection : public Connection {
   }
 
   Result<long long> FileSize(const std::string& remote_path, Deadline deadline) override {
+    Status open = EnsureSession(deadline);
+    if (!open.ok()) return open;
     if (!sftp_unusable_) {
       auto size = Sftp().FileSize(remote_path, deadline);
       if (size.ok() || !IsSftpHandshakeFailure(size.status())) return size;
@@ -98,6 +117,14 @@ class SshConnection : public Connection {
   std::vector<std::string> Warnings() const override { return warnings_; }
 
  private:
+  Status EnsureSession(Deadline deadline) {
+    if (session_) return Status::Ok();
+    auto session = reopen_(deadline);
+    if (!session.ok()) return session.status().WithContext("connecting again");
+    session_ = std::move(*session);
+    return Status::Ok();
+  }
+
   SshSftp& Sftp() {
     if (!sftp_) sftp_ = std::make_unique<SshSftp>(session_, where_);
     return *sftp_;
@@ -110,6 +137,7 @@ class SshConnection : public Connection {
   std::vector<std::string> warnings_;
   std::string node_;
   SshDialBack* dial_back_;  // the transport's; null: agents speak over ssh
+  Reopen reopen_;           // set with dial_back: session_ may be null
 };
 
 // Options from the config file first, then what the inventory set.
@@ -297,12 +325,11 @@ Status ConnectError(SshSession& session, const std::string& where, const Node& n
                              "): " + why);
 }
 
-}  // namespace
-
-Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Deadline deadline) {
-  EnsureLibsshInitialized();
-  auto policy = ParseHostKeyPolicy(node.ssh.host_key_policy);
-  if (!policy.ok()) return policy.status().WithContext(node.name);
+// A session to `node`, connected, its host key judged and authenticated.
+// `where` gets "user@host:port"; `warnings` the host key's.
+Result<std::shared_ptr<SshSession>> OpenSession(const Node& node, HostKeyPolicy policy,
+                                                Deadline deadline, std::string* who,
+                                                std::vector<std::string>* warnings) {
   auto session = std::make_shared<SshSession>();
   if (session->get() == nullptr) return Status::Internal(node.name + ": ssh_new failed");
   Status s = Configure(*session, node);
@@ -319,16 +346,37 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Dead
   }
   EnableTcpKeepalive(ssh_get_fd(ss), node.ssh.keepalive_s);
 
-  std::vector<std::string> warnings;
-  s = CheckHostKey(*session, node, *policy, warnings);
+  s = CheckHostKey(*session, node, policy, *warnings);
   if (!s.ok()) return s.WithContext(node.name);
 
-  std::string who = GetStringOption(ss, SSH_OPTIONS_USER) + "@" + where;
-  s = Authenticate(*session, node, who, deadline);
+  *who = GetStringOption(ss, SSH_OPTIONS_USER) + "@" + where;
+  s = Authenticate(*session, node, *who, deadline);
   if (!s.ok()) return s.WithContext(node.name);
-  return std::unique_ptr<Connection>(
-      std::make_unique<SshConnection>(session, "ssh " + who, std::move(warnings), node.name,
-                                      node.ssh.dial_back ? dial_back_.get() : nullptr));
+  return session;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Deadline deadline) {
+  EnsureLibsshInitialized();
+  auto policy = ParseHostKeyPolicy(node.ssh.host_key_policy);
+  if (!policy.ok()) return policy.status().WithContext(node.name);
+  std::string who;
+  std::vector<std::string> warnings;
+  auto session = OpenSession(node, *policy, deadline, &who, &warnings);
+  if (!session.ok()) return session.status();
+  SshConnection::Reopen reopen;
+  if (node.ssh.dial_back) {
+    // The node outlives its connections (the run's inventory).
+    reopen = [&node, p = *policy](Deadline d) {
+      std::string who;
+      std::vector<std::string> warnings;  // said at the first connect
+      return OpenSession(node, p, d, &who, &warnings);
+    };
+  }
+  return std::unique_ptr<Connection>(std::make_unique<SshConnection>(
+      *session, "ssh " + who, std::move(warnings), node.name,
+      node.ssh.dial_back ? dial_back_.get() : nullptr, std::move(reopen)));
 }
 
 Status SshTransport::Begin(const Inventory& inventory, const std::string&) {

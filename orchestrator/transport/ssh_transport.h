@@ -26,6 +26,9 @@
 // With [ssh] dial_back, Begin() opens the listener the agents dial back to
 // (ssh_dial_back.h), and a connection's Start of the agent (a CommandLine
 // with `agent` set) has it dial there; every other command runs as always.
+// Once its agent dialled, a connection closes its ssh session and connects
+// again (host key and authentication as the first time) only for what
+// comes after: one libssh session per node is not held for the whole run.
 //
 // Threading: see transport.h; Connections are independent libssh sessions.
 #pragma once

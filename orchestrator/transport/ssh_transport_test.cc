@@ -45,6 +45,20 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+// How many of this process's descriptors are TCP sockets connected to
+// 127.0.0.1:port: its open ssh sessions to the fixture's sshd.
+int SocketsConnectedTo(int port) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    int fd = std::atoi(e.path().filename().c_str());
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
+    if (peer.sin_family == AF_INET && ntohs(peer.sin_port) == port) ++n;
+  }
+  return n;
+}
+
 // A socket on 127.0.0.1 that listens (the kernel completes handshakes) but
 // never accepts or writes: an sshd that hangs before its banner.
 struct SilentListener {
@@ -153,14 +167,22 @@ TEST_F(SshTransportTest, DialBackStartsTheAgentOverSshAndItSpeaksOverItsOwnConne
   auto out = RunToCompletion(**c, {{"echo", "plain"}, {}}, Generous());
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(*out, "plain\n");
-  // The agent answers over the connection it dialled.
+  EXPECT_EQ(SocketsConnectedTo(sshd_->port()), 1);
+  // The agent answers over the connection it dialled, and the ssh session
+  // that started it is closed: the agent outlives it.
   auto p = (*c)->Start({{CLUSTERCHECK_BINARY_DIR "/clustercheck-agent"}, {}, true}, Generous());
   ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(SocketsConnectedTo(sshd_->port()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   auto line = (*p)->ReadLine(Generous());
   ASSERT_TRUE(line.ok()) << line.status().ToString() << " " << (*p)->StderrSoFar();
   auto msg = protocol::ParseMessage(*line);
   ASSERT_TRUE(msg.ok()) << *line;
   EXPECT_TRUE(protocol::CheckHello(*msg).ok()) << *line;
+  // What comes next opens a session again.
+  auto again = RunToCompletion(**c, {{"echo", "again"}, {}}, Generous());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, "again\n");
   (*p)->CloseStdin();
   while ((*p)->ReadLine(Generous()).ok()) {
   }

@@ -105,6 +105,16 @@ counts() { sqlite3 "$1" "select (select count(*) from node_results where run_id=
 [ "$(counts "$DB")" = "$(counts "$dir/dial_back.db")" ] &&
   ok "dial_back: as many node passes/skips and nics/mpi pair passes as over ssh" ||
   not_ok "dial_back: as many results as over ssh ($(counts "$DB") vs $(counts "$dir/dial_back.db"))"
+# The agents left their ssh sessions once they dialled (the controller holds
+# none for the run); they must still end with the run, not linger.
+left=
+for _ in $(seq 1 20); do
+  left=$(pgrep -fc -- "clustercheck-agent.*--connect=" || true)
+  [ "${left:-0}" = 0 ] && break
+  sleep 0.5
+done
+[ "${left:-0}" = 0 ] && ok "dial_back: no detached agent outlives the run" ||
+  not_ok "dial_back: $left agents still run after the run: $(pgrep -fa -- 'clustercheck-agent.*--connect=' | head -3)"
 
 if ! cluster_test_finish; then
   echo "# every verdict (report --json):"
