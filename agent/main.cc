@@ -3,6 +3,7 @@
 // Started with --connect=HOST:PORT (by Slurm, transport = "slurm", or by
 // ssh with [ssh] dial_back), it dials the controller back and speaks over
 // that connection instead (agent/dial_back.h).
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -33,17 +34,38 @@ std::string NodeName() {
   return host;
 }
 
-// Leaves the ssh session that started us (kDialDetachEnv): the controller
-// closes it once we dialled, and sshd then closes our stdio pipes. Our own
-// session, so that no hangup of sshd's reaches us, and stdio on /dev/null,
-// so that neither we nor the programs we start write to a closed pipe.
-// Nothing is lost: a dialled agent says everything over its connection.
+// Leaves the ssh command that started us (kDialDetachEnv), the classic
+// way: a child carries on in its own session with stdio on /dev/null, and
+// this process exits once the child is out of our process group. So the
+// ssh command ends by itself with status 0 (the controller waits for that
+// instead of closing a channel under a running process), no signal sent to
+// the launcher's group reaches the agent, and neither it nor the programs
+// it starts write to a closed pipe. Nothing is lost: a dialled agent says
+// everything over its connection. Called before any thread exists.
 void DetachFromLauncher() {
+  int ready[2];
+  const bool piped = pipe(ready) == 0;
+  pid_t child = -1;
+  if (piped) {
+    child = fork();
+    if (child > 0) {
+      close(ready[1]);
+      char c;
+      while (read(ready[0], &c, 1) < 0 && errno == EINTR) {
+      }
+      _exit(0);
+    }
+    close(ready[0]);
+  }
+  // The child, or (no pipe, no fork) this process as it is.
   setsid();
   int null = open("/dev/null", O_RDWR);
-  if (null < 0) return;
-  for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
-  if (null > 2) close(null);
+  if (null >= 0) {
+    for (int fd = 0; fd <= 2; ++fd) dup2(null, fd);
+    if (null > 2) close(null);
+  }
+  // Out of the launcher's group now: its exit may go ahead.
+  if (piped) close(ready[1]);
 }
 
 // The descriptor of a connection to the controller, or -1 (said on stderr).

@@ -15,12 +15,20 @@ constexpr Millis kLookMs{200};
 // The secret's size: 128 bits, as the Slurm launcher's.
 constexpr size_t kSecretBytes = 16;
 
+// How long a dialled agent's ssh command may take to end once the agent
+// left it (agent/main.cc DetachFromLauncher). Longer only under a load that
+// delays the exit status; then the command is dropped all the same.
+constexpr Millis kLauncherExitMs{5000};
+
 // The agent on `node` dialled in on `fd`: it leaves its ssh command
-// (kDialDetachEnv), and so does this side. Closing the channel ends
-// nothing on the node (sshd signals no child of a session without a
-// terminal); it lets the connection close its ssh session (SshConnection).
+// (kDialDetachEnv), which then ends by itself, and this side lets it end
+// before dropping it. Dropping a command kills what is still in it (a
+// local stand-in for ssh kills its process group), which must never be an
+// agent that dialled; it lets the connection close its ssh session
+// (SshConnection).
 Result<std::unique_ptr<RemoteProcess>> Dialled(int fd, const std::string& node,
                                                std::unique_ptr<RemoteProcess> ssh_command) {
+  (void)ssh_command->Wait(Deadline::In(kLauncherExitMs));
   ssh_command.reset();
   return std::unique_ptr<RemoteProcess>(std::make_unique<SocketProcess>(
       fd, node + "'s agent", nullptr, std::function<std::string()>{}, /*slurm_launcher=*/false));

@@ -52,7 +52,9 @@ TEST(SshDialBack, TheAgentDialsBackAndSpeaksOverItsConnection) {
   EXPECT_EQ(d->Meta()["refused"].size(), 0u);
 }
 
-TEST(SshDialBack, TwoAgentsOfOneNodeGetASlotEach) {
+// Each answers over its own connection after its ssh command (here a local
+// process whose end kills its process group) ended: the agents left it.
+TEST(SshDialBack, TwoAgentsOfOneNodeGetASlotEachAndOutliveTheirCommands) {
   auto d = OpenOrDie({"gpu1"});
   ASSERT_TRUE(d);
   LocalConnection here;
@@ -60,8 +62,19 @@ TEST(SshDialBack, TwoAgentsOfOneNodeGetASlotEach) {
   auto b = d->Start("gpu1", {{kAgent}, {}, true}, Here(here), Deadline::InSeconds(20));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   ASSERT_TRUE(b.ok()) << b.status().ToString();
-  EXPECT_TRUE((*a)->ReadLine(Deadline::InSeconds(10)).ok());
-  EXPECT_TRUE((*b)->ReadLine(Deadline::InSeconds(10)).ok());
+  int64_t id = 1;
+  for (auto* p : {&*a, &*b}) {
+    auto hello = (*p)->ReadLine(Deadline::InSeconds(10));
+    ASSERT_TRUE(hello.ok()) << hello.status().ToString();
+    // Asked again now, long after the hello it sent on dialling.
+    ASSERT_TRUE((*p)->WriteStdin(protocol::MakeRequest(id, "hello", {}).dump() + "\n",
+                                 Deadline::InSeconds(10))
+                    .ok());
+    auto answer = (*p)->ReadLine(Deadline::InSeconds(10));
+    ASSERT_TRUE(answer.ok()) << answer.status().ToString();
+    EXPECT_THAT(*answer, HasSubstr("\"id\":" + std::to_string(id))) << *answer;
+    ++id;
+  }
 }
 
 // Records what a start was given and never ends: an agent that never dials.
