@@ -142,4 +142,27 @@ const MpiPairLine* FindMpiPair(const MpiProbeOutput& out, int a, int b) {
   return second;
 }
 
+MpiPairIndex::MpiPairIndex(const MpiProbeOutput& out, int ranks)
+    : out_(&out), ranks_(ranks), first_(static_cast<size_t>(ranks) * ranks, 0) {
+  for (size_t i = 0; i < out.pairs.size(); ++i) {
+    const MpiPairLine& p = out.pairs[i];
+    // A line naming no rank of the job matches no pair (FindMpiPair's
+    // a and b are ranks).
+    if (p.rank < 0 || p.rank >= ranks || p.peer < 0 || p.peer >= ranks) continue;
+    uint32_t& slot = first_[static_cast<size_t>(p.rank) * ranks + p.peer];
+    if (slot == 0) slot = static_cast<uint32_t>(i + 1);
+  }
+}
+
+const MpiPairLine* MpiPairIndex::At(int rank, int peer) const {
+  if (rank < 0 || rank >= ranks_ || peer < 0 || peer >= ranks_) return nullptr;
+  uint32_t slot = first_[static_cast<size_t>(rank) * ranks_ + peer];
+  return slot == 0 ? nullptr : &out_->pairs[slot - 1];
+}
+
+const MpiPairLine* MpiPairIndex::Find(int a, int b) const {
+  const MpiPairLine* mine = At(a, b);
+  return mine ? mine : At(b, a);
+}
+
 }  // namespace cc

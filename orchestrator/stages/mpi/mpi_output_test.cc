@@ -108,5 +108,31 @@ TEST(FindMpiPair, PrefersTheLowerRanksLineAndFallsBackToThePeers) {
   EXPECT_EQ(FindMpiPair(o, 0, 1), nullptr);
 }
 
+// The index answers as the scan does, for every pair, with lines written
+// twice, by either side, and by no rank of the job.
+TEST(MpiPairIndex, AnswersAsFindMpiPairDoesForEveryPair) {
+  MpiProbeOutput o = ParseMpiProbeOutput({
+      R"({"type":"pair","rank":2,"peer":0,"ok":false,"error":"receive: timeout"})",
+      R"({"type":"pair","rank":0,"peer":2,"ok":false,"error":"send: timeout"})",
+      R"({"type":"pair","rank":3,"peer":1,"ok":false,"error":"echo: timeout"})",
+      R"({"type":"pair","rank":1,"peer":0,"ok":true,"latency_us":5})",
+      R"({"type":"pair","rank":1,"peer":0,"ok":false,"error":"written again"})",
+      R"({"type":"pair","rank":9,"peer":0,"ok":true,"latency_us":5})",
+  });
+  ASSERT_EQ(o.pairs.size(), 6u);
+  const int ranks = 4;
+  MpiPairIndex index(o, ranks);
+  int found = 0;
+  for (int a = 0; a < ranks; ++a) {
+    for (int b = 0; b < ranks; ++b) {
+      EXPECT_EQ(index.Find(a, b), FindMpiPair(o, a, b)) << a << "-" << b;
+      found += index.Find(a, b) != nullptr;
+    }
+  }
+  EXPECT_EQ(found, 6);  // 0-2, 1-3, 0-1 each way round
+  EXPECT_EQ(index.Find(0, 1)->error, "");
+  EXPECT_EQ(index.Find(0, 9), nullptr);
+}
+
 }  // namespace
 }  // namespace cc

@@ -39,12 +39,24 @@ bool IsSlow(double value, double median, const SpeedRule& rule) {
   return median > 0 && value < rule.fraction * median && median - value > rule.min_gap_gbps;
 }
 
-SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRule& rule) {
+std::optional<SpeedSample> SampleOf(const PairResult& r, size_t index) {
+  if (!Judgeable(r)) return std::nullopt;
+  return SpeedSample{index, *r.value, MeasuredSeconds(r), r.src, r.dst};
+}
+
+std::vector<SpeedSample> SamplesOf(const std::vector<PairResult>& pairs) {
+  std::vector<SpeedSample> out;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (auto s = SampleOf(pairs[i], i)) out.push_back(std::move(*s));
+  }
+  return out;
+}
+
+SpeedJudgement SlowSuspects(const std::vector<SpeedSample>& judgeable, const SpeedRule& rule) {
   SpeedJudgement j;
   std::vector<double> values;
-  for (const PairResult& r : pairs) {
-    if (Judgeable(r)) values.push_back(*r.value);
-  }
+  values.reserve(judgeable.size());
+  for (const SpeedSample& s : judgeable) values.push_back(s.value);
   j.median = Median(values);
   if (values.size() < rule.min_pairs) {
     j.note = std::to_string(values.size()) + " measured pair(s), fewer than " +
@@ -52,14 +64,12 @@ SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRul
     return j;
   }
   size_t too_short = 0;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const PairResult& r = pairs[i];
-    if (!Judgeable(r)) continue;
-    if (MeasuredSeconds(r) < rule.min_measure_s) {
+  for (const SpeedSample& s : judgeable) {
+    if (s.measured_s < rule.min_measure_s) {
       ++too_short;
       continue;
     }
-    if (IsSlow(*r.value, j.median, rule)) j.suspects.push_back(i);
+    if (IsSlow(s.value, j.median, rule)) j.suspects.push_back(s.index);
   }
   if (too_short > 0) {
     j.note = std::to_string(too_short) + " measurement(s) shorter than " +
@@ -69,22 +79,34 @@ SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRul
   return j;
 }
 
-int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double median) {
-  const PairResult& s = pairs[suspect];
-  auto shares_node = [&](const PairResult& r) {
-    return r.src == s.src || r.src == s.dst || r.dst == s.src || r.dst == s.dst;
+SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRule& rule) {
+  return SlowSuspects(SamplesOf(pairs), rule);
+}
+
+long long ControlPairFor(const std::vector<SpeedSample>& judgeable, const SpeedSample& suspect,
+                         double median) {
+  auto shares_node = [&](const SpeedSample& r) {
+    return r.src == suspect.src || r.src == suspect.dst || r.dst == suspect.src ||
+           r.dst == suspect.dst;
   };
-  int best = -1, best_disjoint = -1;
+  long long best = -1, best_disjoint = -1;
   double dist = 0, dist_disjoint = 0;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (i == suspect || !Judgeable(pairs[i])) continue;
-    double d = std::abs(*pairs[i].value - median);
-    if (best < 0 || d < dist) best = static_cast<int>(i), dist = d;
-    if (!shares_node(pairs[i]) && (best_disjoint < 0 || d < dist_disjoint)) {
-      best_disjoint = static_cast<int>(i), dist_disjoint = d;
+  for (const SpeedSample& s : judgeable) {
+    if (s.index == suspect.index) continue;
+    double d = std::abs(s.value - median);
+    const long long i = static_cast<long long>(s.index);
+    if (best < 0 || d < dist) best = i, dist = d;
+    if (!shares_node(s) && (best_disjoint < 0 || d < dist_disjoint)) {
+      best_disjoint = i, dist_disjoint = d;
     }
   }
   return best_disjoint >= 0 ? best_disjoint : best;
+}
+
+int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double median) {
+  const PairResult& s = pairs[suspect];
+  SpeedSample who{suspect, s.value.value_or(0), 0, s.src, s.dst};
+  return static_cast<int>(ControlPairFor(SamplesOf(pairs), who, median));
 }
 
 PairResult ConfirmSlow(const PairResult& first, const PairResult& retest, double median,

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,26 @@ struct SpeedJudgement {
   std::string note;              // why nothing is judged, "" when it is
 };
 
-// The suspects among `pairs` (only check "bandwidth", outcome pass, with a
-// value) and the median they are compared with.
+// What the rule needs of one judgeable result (check "bandwidth", outcome
+// pass, a value above 0): a large run keeps only these for all its pairs
+// while their results are judged and stored a slice at a time.
+struct SpeedSample {
+  size_t index = 0;       // of the result among all the stage's results
+  double value = 0;       // GB/s
+  double measured_s = 0;  // MeasuredSeconds
+  std::string src, dst;
+};
+
+// The sample of `r`, the index-th result; none when it is not judgeable.
+std::optional<SpeedSample> SampleOf(const PairResult& r, size_t index);
+// The sample of every judgeable result of `pairs`, index = position.
+std::vector<SpeedSample> SamplesOf(const std::vector<PairResult>& pairs);
+
+// The suspects among the judgeable results and the median they are
+// compared with; suspects are the samples' indices.
+SpeedJudgement SlowSuspects(const std::vector<SpeedSample>& judgeable, const SpeedRule& rule);
+// The same over `pairs` (only check "bandwidth", outcome pass, with a
+// value): suspects are positions in `pairs`.
 SpeedJudgement SlowSuspects(const std::vector<PairResult>& pairs, const SpeedRule& rule);
 
 // True when `value` is slow against `median` under `rule`.
@@ -55,6 +74,9 @@ bool IsSlow(double value, double median, const SpeedRule& rule);
 // shares no node with the suspect, else any other judgeable pair nearest the
 // median; -1 when there is none.
 int ControlPairFor(const std::vector<PairResult>& pairs, size_t suspect, double median);
+// The same among samples: the control's index, -1 when there is none.
+long long ControlPairFor(const std::vector<SpeedSample>& judgeable, const SpeedSample& suspect,
+                         double median);
 
 // `first` (a suspect) merged with its quiet retest: slow again => `warn`,
 // state "slow", evidence speed {slow, why, median, attempts}; fast on the

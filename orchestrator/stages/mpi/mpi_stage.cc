@@ -37,6 +37,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -197,7 +199,8 @@ class MpiStage : public Stage {
     return args;
   }
 
-  // One mpirun of the probe over `hosts` and its judgement.
+  // One mpirun of the probe over `hosts` and its judgement: its node
+  // results (its pair results are judged from `facts`, MpiPairJudge).
   struct Job {
     std::vector<std::string> argv;
     MpirunRun run;
@@ -229,8 +232,15 @@ class MpiStage : public Stage {
     f.stop_why = job.run.stop_why;
     f.exit_code = job.run.exit_code;
     f.timeout_s = job.run.stop == MpirunStop::kCap ? deadlines.total_s : deadlines.idle_s;
-    for (const std::string& l : job.run.stdout_lines) AddMpiProbeLine(l, &f.output);
-    for (const std::string& l : job.run.stderr_lines) AddMpiProbeLine(l, &f.output);
+    // Each line is let go once parsed: at 256 nodes they are 65,280 lines,
+    // some 15 MB, and their parse is what stays.
+    for (auto* lines : {&job.run.stdout_lines, &job.run.stderr_lines}) {
+      for (std::string& l : *lines) {
+        AddMpiProbeLine(l, &f.output);
+        std::string().swap(l);
+      }
+      std::vector<std::string>().swap(*lines);
+    }
     for (const auto& [rank, h] : f.output.hellos) {
       if (rank < static_cast<int>(nodes_.size()) && !h.host.empty()) {
         aliases_[h.host] = nodes_[rank]->name;
@@ -240,7 +250,8 @@ class MpiStage : public Stage {
     if (isolate && f.output.hellos.size() < nodes_.size() && !AnyNodeNamed(f.blames)) {
       Isolate(ctx, &f.blames);
     }
-    job.judgement = JudgeMpiRun(f);
+    // The pairs are judged by the caller, a slice at a time (MpiPairJudge).
+    job.judgement.nodes = MpiPairJudge(f).Nodes();
     for (NodeResult& r : job.judgement.nodes) {
       if (r.check != "launch") continue;
       r.evidence["argv"] = job.argv;
@@ -277,25 +288,82 @@ class MpiStage : public Stage {
     }
     Job first = RunJob(ctx, "", 1, false);
     if (!first.run.status.ok()) return first.run.status.WithContext(mpirun_);
-    MpiRunJudgement judged = first.judgement;
+    const MpiPairJudge first_pairs(first.facts);
+    const PairScan scan = Scan(first_pairs);
     RetestCounts counts;
     Json meta = JobMeta(first);
     // A burn-in's rounds are its confirmation: one round accuses no one.
-    if (MpiNeedsConfirmation(judged) && !ctx.burnin_round() && !InterruptFlag().load()) {
+    if ((scan.retested || MpiNeedsConfirmation({first.judgement.nodes, {}})) &&
+        !ctx.burnin_round() && !InterruptFlag().load()) {
       Job second = RunJob(ctx, ".retest", kRetestDeadlineFactor, true);
       if (!second.run.status.ok()) return second.run.status.WithContext(mpirun_);
-      judged = MergeMpiAttempts(first.judgement, second.judgement, &counts);
+      // Merged whole: a cluster with failures, whose pairs are held at once.
+      MpiRunJudgement judged;
+      {
+        MpiRunJudgement a{std::move(first.judgement.nodes),
+                          first_pairs.Pairs(0, first_pairs.rounds())};
+        const MpiPairJudge second_pairs(second.facts);
+        MpiRunJudgement b{std::move(second.judgement.nodes),
+                          second_pairs.Pairs(0, second_pairs.rounds())};
+        judged = MergeMpiAttempts(a, b, &counts);
+      }
       meta["retest"] = JobMeta(second);
+      SpeedJudged speed =
+          JudgeSpeed(ctx, SamplesOf(judged.pairs), [&](size_t i) { return judged.pairs[i]; });
+      for (size_t i = 0; i < judged.pairs.size(); ++i) speed.Apply(i, &judged.pairs[i]);
+      meta["speed"] = std::move(speed.meta);
+      for (NodeResult& r : judged.nodes) ctx.Record(std::move(r));
+      ctx.Record(std::move(judged.pairs));
+    } else {
+      // No retest: the pairs are judged again and stored a slice of rounds
+      // at a time, never all held at once (at 256 nodes, 65,280 results).
+      SpeedJudged speed =
+          JudgeSpeed(ctx, scan.samples, [&](size_t i) { return first_pairs.At(i); });
+      meta["speed"] = std::move(speed.meta);
+      for (NodeResult& r : first.judgement.nodes) ctx.Record(std::move(r));
+      size_t index = 0;
+      const size_t step = RoundsPerSlice(first_pairs);
+      for (size_t r = 0; r < first_pairs.rounds(); r += step) {
+        std::vector<PairResult> slice = first_pairs.Pairs(r, r + step);
+        for (PairResult& p : slice) speed.Apply(index++, &p);
+        ctx.Record(std::move(slice));
+      }
     }
-    meta["speed"] = JudgeSpeed(ctx, &judged.pairs);
-    meta["oob"] = oob_.ToJson();
-    for (NodeResult& r : judged.nodes) ctx.Record(std::move(r));
-    ctx.Record(std::move(judged.pairs));
     ctx.RecordRetests("mpi", counts);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "mpi", meta);
     (void)s;  // the results above are what matters; meta is for people
     ctx.progress().Advance();
     return Status::Ok();
+  }
+
+  // About this many pair results are judged and stored at once.
+  static constexpr size_t kResultsPerSlice = 4096;
+
+  static size_t RoundsPerSlice(const MpiPairJudge& judge) {
+    if (judge.rounds() == 0) return 1;
+    const size_t per_round = std::max<size_t>(1, judge.results() / judge.rounds());
+    return std::max<size_t>(1, kResultsPerSlice / per_round);
+  }
+
+  // What the first job's pairs say before they are stored: whether any
+  // needs a retest, and what the speed rule needs of them.
+  struct PairScan {
+    bool retested = false;
+    std::vector<SpeedSample> samples;
+  };
+
+  static PairScan Scan(const MpiPairJudge& judge) {
+    PairScan scan;
+    size_t index = 0;
+    const size_t step = RoundsPerSlice(judge);
+    for (size_t r = 0; r < judge.rounds(); r += step) {
+      for (const PairResult& p : judge.Pairs(r, r + step)) {
+        scan.retested = scan.retested || MpiNeedsConfirmation({{}, {p}});
+        if (auto sample = SampleOf(p, index)) scan.samples.push_back(std::move(*sample));
+        ++index;
+      }
+    }
+    return scan;
   }
 
   // A burn-in round's pairs as ranks (rank i is nodes_[i]): the probe meets
@@ -334,48 +402,70 @@ class MpiStage : public Stage {
             {"problems", job.facts.output.problems}};
   }
 
+  // The speed judgement of the stage's pair results: the suspects' results
+  // as their retests left them; every other bandwidth result is judged not
+  // slow (MarkJudged).
+  struct SpeedJudged {
+    SpeedJudgement sj;
+    std::map<size_t, PairResult> changed;  // by result index
+    Json meta;
+
+    // The index-th result as judged.
+    void Apply(size_t index, PairResult* r) const {
+      if (auto it = changed.find(index); it != changed.end()) {
+        *r = it->second;
+      } else {
+        MarkJudged(r, sj);
+      }
+    }
+  };
+
   // Bandwidth outliers (mpi_speed.h): each suspect is measured again alone,
   // one pair at a time on the whole cluster, and is slow only if that
-  // agrees. Returns what it did, for the meta.
-  Json JudgeSpeed(StageContext& ctx, std::vector<PairResult>* pairs) {
+  // agrees. `result_at(i)`: the i-th result, as judged from the job.
+  SpeedJudged JudgeSpeed(StageContext& ctx, const std::vector<SpeedSample>& samples,
+                         const std::function<PairResult(size_t)>& result_at) {
     const SpeedRule rule;
-    SpeedJudgement sj = SlowSuspects(*pairs, rule);
+    SpeedJudged out;
+    out.sj = SlowSuspects(samples, rule);
+    const SpeedJudgement& sj = out.sj;
     if (ctx.burnin_round()) {
       // No retest inside a round: a burn-in judges a pair across rounds.
-      for (PairResult& r : *pairs) MarkJudged(&r, sj);
-      return {{"retested", 0}, {"note", "a burn-in round: no speed retests"}};
+      out.meta = {{"retested", 0}, {"note", "a burn-in round: no speed retests"}};
+      return out;
     }
-    std::set<size_t> suspects(sj.suspects.begin(), sj.suspects.end());
-    for (size_t i = 0; i < pairs->size(); ++i) {
-      if (!suspects.count(i)) MarkJudged(&(*pairs)[i], sj);
-    }
+    std::map<size_t, const SpeedSample*> sample_of;
+    for (const SpeedSample& s : samples) sample_of[s.index] = &s;
     int retested = 0, slow = 0;
     for (size_t i : sj.suspects) {
-      PairResult& r = (*pairs)[i];
+      PairResult r = result_at(i);
       if (retested >= kMaxSpeedRetests || InterruptFlag().load()) {
         MarkJudged(&r, sj);
         r.evidence["speed"]["note"] = "a suspect not retested (the retests' cap): not called slow";
+        out.changed[i] = std::move(r);
         continue;
       }
       ++retested;
       PairResult alone = MeasureAlone(ctx, r.src, r.dst, retested);
-      int c = ControlPairFor(*pairs, i, sj.median);
+      long long c = ControlPairFor(samples, *sample_of.at(i), sj.median);
       if (c < 0) {
         r = ConfirmSlow(r, alone, sj.median, rule);
       } else {
-        const PairResult& typical = (*pairs)[c];
+        const PairResult typical = result_at(static_cast<size_t>(c));
         PairResult control = MeasureAlone(ctx, typical.src, typical.dst, 1000 + retested);
         r = ConfirmSlow(r, alone, sj.median, rule, &control);
       }
       if (r.state == "slow") ++slow;
+      out.changed[i] = std::move(r);
     }
-    return {{"median_gbps", sj.median},
-            {"suspects", sj.suspects.size()},
-            {"retested", retested},
-            {"slow", slow},
-            {"note", sj.note},
-            {"fraction", rule.fraction},
-            {"min_measure_s", rule.min_measure_s}};
+    out.meta = {{"median_gbps", sj.median},
+                {"suspects", sj.suspects.size()},
+                {"retested", retested},
+                {"slow", slow},
+                {"note", sj.note},
+                {"fraction", rule.fraction},
+                {"min_measure_s", rule.min_measure_s}};
+    return out;
   }
 
   // The bandwidth of src-dst measured by a job of those two ranks alone.

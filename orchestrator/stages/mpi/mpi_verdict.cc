@@ -215,7 +215,8 @@ struct RoundProgress {
   bool cap_stop = false;
 };
 
-RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds, bool launched) {
+RoundProgress ProgressOf(const MpiRunFacts& f, const MpiPairIndex& index,
+                         const std::vector<Round>& rounds, bool launched) {
   RoundProgress p;
   p.total = rounds.size();
   p.cap_stop = f.cap_stop;
@@ -224,7 +225,7 @@ RoundProgress ProgressOf(const MpiRunFacts& f, const std::vector<Round>& rounds,
   p.first_open = rounds.size();
   for (size_t r = 0; r < rounds.size() && p.first_open == rounds.size(); ++r) {
     for (const auto& [sa, sb] : rounds[r]) {
-      if (!FindMpiPair(f.output, std::stoi(sa), std::stoi(sb))) {
+      if (!index.Find(std::stoi(sa), std::stoi(sb))) {
         p.first_open = r;
         break;
       }
@@ -416,8 +417,9 @@ void JudgeMissingPair(const MpiRunFacts& f, const MissingResults& m, const Round
   }
 }
 
-void JudgePair(const MpiRunFacts& f, const MissingResults& m, const RoundProgress& progress,
-               size_t round, int a, int b, std::vector<PairResult>* out) {
+void JudgePair(const MpiRunFacts& f, const MpiPairIndex& index, const MissingResults& m,
+               const RoundProgress& progress, size_t round, int a, int b,
+               std::vector<PairResult>* out) {
   PairResult lat;
   lat.stage = "mpi";
   lat.src = f.nodes[a];
@@ -428,7 +430,7 @@ void JudgePair(const MpiRunFacts& f, const MissingResults& m, const RoundProgres
   bw.check = "bandwidth";
   bw.unit = "GB/s";
   const std::string link_blame = LinkBlame(f.blames, lat.src, lat.dst);
-  if (const MpiPairLine* p = FindMpiPair(f.output, a, b)) {
+  if (const MpiPairLine* p = index.Find(a, b)) {
     JudgePairLine(f, *p, link_blame, &lat, &bw);
   } else {
     JudgeMissingPair(f, m, progress, round, link_blame, &lat, &bw);
@@ -439,25 +441,86 @@ void JudgePair(const MpiRunFacts& f, const MissingResults& m, const RoundProgres
 
 }  // namespace
 
-MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
-  MpiRunJudgement j;
+struct MpiPairJudge::State {
+  State(const MpiRunFacts& facts)
+      : f(facts), index(facts.output, static_cast<int>(facts.nodes.size())) {}
+  const MpiRunFacts& f;
+  MpiPairIndex index;
+  MissingResults missing;
+  std::vector<Round> rounds;
+  RoundProgress progress;
+};
+
+MpiPairJudge::MpiPairJudge(const MpiRunFacts& f) : s_(std::make_unique<State>(f)) {
   const int n = static_cast<int>(f.nodes.size());
-  const MissingResults missing = MissingResultsOf(f);
-  for (int rank = 0; rank < n; ++rank) {
-    j.nodes.push_back(LaunchResult(f, rank, missing));
-    j.nodes.push_back(AllreduceResult(f, rank, missing));
+  s_->missing = MissingResultsOf(f);
+  if (f.rounds.empty()) {
+    std::vector<std::string> ranks;
+    for (int i = 0; i < n; ++i) ranks.push_back(std::to_string(i));
+    s_->rounds = RoundRobinRounds(ranks);
+  } else {
+    s_->rounds = f.rounds;
   }
-  std::vector<std::string> ranks;
-  for (int i = 0; i < n; ++i) ranks.push_back(std::to_string(i));
-  const std::vector<Round> rounds = f.rounds.empty() ? RoundRobinRounds(ranks) : f.rounds;
-  const RoundProgress progress =
-      ProgressOf(f, rounds, missing.all_hello && missing.launch_blamed.empty());
-  for (size_t r = 0; r < rounds.size(); ++r) {
-    for (const auto& [sa, sb] : rounds[r]) {
-      JudgePair(f, missing, progress, r, std::stoi(sa), std::stoi(sb), &j.pairs);
+  s_->progress = ProgressOf(f, s_->index, s_->rounds,
+                            s_->missing.all_hello && s_->missing.launch_blamed.empty());
+}
+
+MpiPairJudge::~MpiPairJudge() = default;
+
+size_t MpiPairJudge::rounds() const { return s_->rounds.size(); }
+
+size_t MpiPairJudge::results() const {
+  size_t n = 0;
+  for (const Round& r : s_->rounds) n += 2 * r.size();
+  return n;
+}
+
+std::vector<NodeResult> MpiPairJudge::Nodes() const {
+  std::vector<NodeResult> out;
+  for (int rank = 0; rank < static_cast<int>(s_->f.nodes.size()); ++rank) {
+    out.push_back(LaunchResult(s_->f, rank, s_->missing));
+    out.push_back(AllreduceResult(s_->f, rank, s_->missing));
+  }
+  return out;
+}
+
+std::vector<PairResult> MpiPairJudge::Pairs(size_t begin, size_t end) const {
+  std::vector<PairResult> out;
+  end = std::min(end, s_->rounds.size());
+  for (size_t r = begin; r < end; ++r) {
+    for (const auto& [sa, sb] : s_->rounds[r]) {
+      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb),
+                &out);
     }
   }
-  return j;
+  return out;
+}
+
+PairResult MpiPairJudge::At(size_t index) const {
+  size_t skipped = 0;
+  for (size_t r = 0; r < s_->rounds.size(); ++r) {
+    const size_t here = 2 * s_->rounds[r].size();
+    if (index < skipped + here) {
+      const size_t k = (index - skipped) / 2;
+      const auto& [sa, sb] = s_->rounds[r][k];
+      std::vector<PairResult> two;
+      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb),
+                &two);
+      return std::move(two[(index - skipped) % 2]);
+    }
+    skipped += here;
+  }
+  PairResult none;
+  none.stage = "mpi";
+  none.outcome = Outcome::kError;
+  none.message = "no pair result " + std::to_string(index) + " (there are " +
+                 std::to_string(skipped) + ")";
+  return none;
+}
+
+MpiRunJudgement JudgeMpiRun(const MpiRunFacts& f) {
+  MpiPairJudge judge(f);
+  return {judge.Nodes(), judge.Pairs(0, judge.rounds())};
 }
 
 }  // namespace cc

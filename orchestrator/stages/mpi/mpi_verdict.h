@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,32 @@ struct MpiRunFacts {
 // pairs the job never reached are `error`, state "not-reached" ("not
 // reached: the job was stopped at its deadline after round R of T").
 MpiRunJudgement JudgeMpiRun(const MpiRunFacts& facts);
+
+// JudgeMpiRun a slice of rounds at a time, so that a large run never holds
+// all its pair results at once (at 256 nodes there are 65,280, about 1 KB
+// each with their evidence): JudgeMpiRun(f) is {Nodes(), Pairs(0, rounds())}.
+// Keeps a reference to `facts`, which must outlive it unchanged.
+class MpiPairJudge {
+ public:
+  explicit MpiPairJudge(const MpiRunFacts& facts);
+  ~MpiPairJudge();
+  MpiPairJudge(const MpiPairJudge&) = delete;
+  MpiPairJudge& operator=(const MpiPairJudge&) = delete;
+
+  size_t rounds() const;
+  // How many pair results Pairs(0, rounds()) has: two per pair.
+  size_t results() const;
+  std::vector<NodeResult> Nodes() const;
+  // The results of the pairs of rounds [begin, end), in round order, each
+  // pair's latency then its bandwidth.
+  std::vector<PairResult> Pairs(size_t begin, size_t end) const;
+  // The index-th result of Pairs(0, rounds()); kError naming the index when
+  // there is none such.
+  PairResult At(size_t index) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace cc

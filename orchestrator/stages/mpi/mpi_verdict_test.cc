@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "build_paths.h"
@@ -119,6 +120,62 @@ TEST(JudgeMpiRun, AGoodRunGivesEveryPairItsFiguresInRoundRobinOrder) {
   // a-b never reported and nothing was said: an error, not a silent pass.
   EXPECT_EQ(j.pairs[4].outcome, Outcome::kError);
   EXPECT_EQ(Find(j, "c", "allreduce")->outcome, Outcome::kPass);
+}
+
+// Slices of rounds and single results say what the whole judgement says,
+// in the same order, whatever the slice size.
+TEST(MpiPairJudge, SlicesAndSingleResultsAreTheWholeJudgementInOrder) {
+  MpiRunFacts f;
+  const int n = 9;
+  std::vector<std::string> lines;
+  for (int r = 0; r < n; ++r) {
+    f.nodes.push_back("node" + std::to_string(r));
+    lines.push_back(R"({"type":"hello","rank":)" + std::to_string(r) +
+                    R"(,"size":9,"host":"h"})");
+    lines.push_back(R"({"type":"allreduce","rank":)" + std::to_string(r) +
+                    R"(,"ok":true,"bytes":1024,"mismatches":0,"us":5})");
+  }
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if ((a + b) % 5 == 0) continue;  // never reported
+      bool ok = (a * b) % 7 != 3;
+      lines.push_back(R"({"type":"pair","rank":)" + std::to_string(a) + R"(,"peer":)" +
+                      std::to_string(b) + R"(,"round":0,"ok":)" + (ok ? "true" : "false") +
+                      R"(,"latency_us":)" + std::to_string(a + b) +
+                      R"(,"bandwidth_gbps":2.5,"lat_bytes":8,"bw_bytes":4194304,"iters":20)" +
+                      (ok ? "" : R"(,"error":"echo timed out")") + "}");
+    }
+  }
+  f.exit_code = 3;
+  f.output = ParseMpiProbeOutput(lines);
+  const MpiRunJudgement whole = JudgeMpiRun(f);
+  ASSERT_EQ(whole.pairs.size(), 2u * n * (n - 1) / 2);
+  MpiPairJudge judge(f);
+  EXPECT_EQ(judge.results(), whole.pairs.size());
+  EXPECT_EQ(judge.Nodes().size(), whole.nodes.size());
+  auto same = [](const PairResult& x, const PairResult& y) {
+    return x.src == y.src && x.dst == y.dst && x.check == y.check && x.outcome == y.outcome &&
+           x.state == y.state && x.value == y.value && x.message == y.message &&
+           x.evidence == y.evidence;
+  };
+  for (size_t step : {size_t{1}, size_t{2}, size_t{4}, size_t{100}}) {
+    std::vector<PairResult> joined;
+    for (size_t r = 0; r < judge.rounds(); r += step) {
+      for (PairResult& p : judge.Pairs(r, r + step)) joined.push_back(std::move(p));
+    }
+    ASSERT_EQ(joined.size(), whole.pairs.size()) << step;
+    for (size_t i = 0; i < joined.size(); ++i) EXPECT_TRUE(same(joined[i], whole.pairs[i])) << i;
+  }
+  std::set<Outcome> seen;
+  for (size_t i = 0; i < whole.pairs.size(); ++i) {
+    EXPECT_TRUE(same(judge.At(i), whole.pairs[i])) << i;
+    seen.insert(whole.pairs[i].outcome);
+  }
+  // The data has passes, failures and unreported pairs.
+  EXPECT_EQ(seen, (std::set<Outcome>{Outcome::kPass, Outcome::kFail, Outcome::kError}));
+  PairResult none = judge.At(whole.pairs.size());
+  EXPECT_EQ(none.outcome, Outcome::kError);
+  EXPECT_THAT(none.message, HasSubstr("no pair result 72"));
 }
 
 TEST(JudgeMpiRun, APairWhoseLineAnAbortedJobNeverWroteIsUnreportedNotFailed) {
