@@ -489,8 +489,7 @@ std::vector<PairResult> MpiPairJudge::Pairs(size_t begin, size_t end) const {
   end = std::min(end, s_->rounds.size());
   for (size_t r = begin; r < end; ++r) {
     for (const auto& [sa, sb] : s_->rounds[r]) {
-      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb),
-                &out);
+      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb), &out);
     }
   }
   return out;
@@ -504,8 +503,7 @@ PairResult MpiPairJudge::At(size_t index) const {
       const size_t k = (index - skipped) / 2;
       const auto& [sa, sb] = s_->rounds[r][k];
       std::vector<PairResult> two;
-      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb),
-                &two);
+      JudgePair(s_->f, s_->index, s_->missing, s_->progress, r, std::stoi(sa), std::stoi(sb), &two);
       return std::move(two[(index - skipped) % 2]);
     }
     skipped += here;
@@ -513,8 +511,8 @@ PairResult MpiPairJudge::At(size_t index) const {
   PairResult none;
   none.stage = "mpi";
   none.outcome = Outcome::kError;
-  none.message = "no pair result " + std::to_string(index) + " (there are " +
-                 std::to_string(skipped) + ")";
+  none.message =
+      "no pair result " + std::to_string(index) + " (there are " + std::to_string(skipped) + ")";
   return none;
 }
 

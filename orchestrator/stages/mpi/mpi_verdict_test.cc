@@ -130,8 +130,7 @@ TEST(MpiPairJudge, SlicesAndSingleResultsAreTheWholeJudgementInOrder) {
   std::vector<std::string> lines;
   for (int r = 0; r < n; ++r) {
     f.nodes.push_back("node" + std::to_string(r));
-    lines.push_back(R"({"type":"hello","rank":)" + std::to_string(r) +
-                    R"(,"size":9,"host":"h"})");
+    lines.push_back(R"({"type":"hello","rank":)" + std::to_string(r) + R"(,"size":9,"host":"h"})");
     lines.push_back(R"({"type":"allreduce","rank":)" + std::to_string(r) +
                     R"(,"ok":true,"bytes":1024,"mismatches":0,"us":5})");
   }
