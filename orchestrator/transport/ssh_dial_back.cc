@@ -12,6 +12,9 @@ namespace {
 // How often a start that waits for its agent looks whether the ssh command
 // already ended (then it will never dial).
 constexpr Millis kLookMs{200};
+// How long a start still waits for the dial of an agent whose command
+// ended with a failure: a connection made just before may still be read.
+constexpr Millis kLateDialMs{1000};
 // The secret's size: 128 bits, as the Slurm launcher's.
 constexpr size_t kSecretBytes = 16;
 
@@ -101,12 +104,22 @@ Result<std::unique_ptr<RemoteProcess>> SshDialBack::Start(const std::string& nod
     }
     auto exited = (*proc)->Wait(Deadline::In(Millis(0)));
     if (exited.ok()) {
-      // It may have dialled just before it ended.
-      if (auto late = listener_->Await(node, slot, Deadline::In(Millis(0))); late.ok()) {
+      // 0 is the agent leaving its command once it dialled (DetachFromLauncher):
+      // its connection is on the way to the listener, which under load may
+      // take a while to read its hello, so it is awaited to the deadline.
+      // Any other exit: it may have dialled just before it ended.
+      const Deadline late_by = *exited == 0 ? deadline : deadline.Within(kLateDialMs);
+      if (auto late = listener_->Await(node, slot, late_by); late.ok()) {
         return Dialled(*late, node, std::move(*proc));
       }
       std::string err = (*proc)->StderrSoFar();
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+      if (*exited == 0) {
+        return Status::Timeout("the agent on " + node + " dialled " + connect_ +
+                               " and left its ssh command, but its connection never got here "
+                               "in time" +
+                               (err.empty() ? "" : "; stderr: " + err));
+      }
       return Status::Eof("the agent on " + node + " exited with " + std::to_string(*exited) +
                          " before dialling back to " + connect_ +
                          (err.empty() ? "" : "; stderr: " + err));
