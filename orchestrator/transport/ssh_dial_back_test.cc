@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <optional>
 #include <thread>
 
 #include "agent/dial_back.h"
@@ -80,10 +81,12 @@ TEST(SshDialBack, TwoAgentsOfOneNodeGetASlotEachAndOutliveTheirCommands) {
   }
 }
 
-// Records what a start was given and never ends: an agent that never dials.
+// Records what a start was given. Without `exit` it never ends: an agent
+// that never dials. With one, it has ended with it at once.
 class SilentProcess : public RemoteProcess {
  public:
-  explicit SilentProcess(std::string* stdin_seen) : stdin_seen_(stdin_seen) {}
+  explicit SilentProcess(std::string* stdin_seen, std::optional<int> exit = std::nullopt)
+      : stdin_seen_(stdin_seen), exit_(exit) {}
   Status WriteStdin(std::string_view data, Deadline) override {
     stdin_seen_->append(data);
     return Status::Ok();
@@ -91,11 +94,15 @@ class SilentProcess : public RemoteProcess {
   void CloseStdin() override {}
   Result<std::string> ReadLine(Deadline) override { return Status::Timeout("silent"); }
   std::string StderrSoFar() override { return "some words"; }
-  Result<int> Wait(Deadline) override { return Status::Timeout("still running"); }
+  Result<int> Wait(Deadline) override {
+    if (exit_) return *exit_;
+    return Status::Timeout("still running");
+  }
   void Kill() override { *stdin_seen_ += "|killed"; }
 
  private:
   std::string* stdin_seen_;
+  std::optional<int> exit_;
 };
 
 TEST(SshDialBack, TheSecretGoesThroughStdinAndNeverOnTheCommandLine) {
@@ -128,29 +135,12 @@ TEST(SshDialBack, TheSecretGoesThroughStdinAndNeverOnTheCommandLine) {
 // An agent's command that ended with 0 left behind an agent that dialled
 // (DetachFromLauncher) whose connection the listener may read only later:
 // seen at 128 nodes under load 137, where 8 such agents were called failed.
-class LeftCommand : public RemoteProcess {
- public:
-  explicit LeftCommand(std::string* stdin_seen) : stdin_seen_(stdin_seen) {}
-  Status WriteStdin(std::string_view data, Deadline) override {
-    stdin_seen_->append(data);
-    return Status::Ok();
-  }
-  void CloseStdin() override {}
-  Result<std::string> ReadLine(Deadline) override { return Status::Eof("ended"); }
-  std::string StderrSoFar() override { return ""; }
-  Result<int> Wait(Deadline) override { return 0; }
-  void Kill() override {}
-
- private:
-  std::string* stdin_seen_;
-};
-
 TEST(SshDialBack, ACommandThatEndedWithZeroIsWaitedForItsAgentsLateDial) {
   auto d = OpenOrDie({"gpu1"});
   ASSERT_TRUE(d);
   std::string secret;
   auto start = [&](const CommandLine&, Deadline) -> Result<std::unique_ptr<RemoteProcess>> {
-    return std::unique_ptr<RemoteProcess>(std::make_unique<LeftCommand>(&secret));
+    return std::unique_ptr<RemoteProcess>(std::make_unique<SilentProcess>(&secret, 0));
   };
   // The dial comes 1.5 s after the command ended (the start looks every
   // 200 ms, and gave a failed command 1 s).
