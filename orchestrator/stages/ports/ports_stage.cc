@@ -301,15 +301,27 @@ class PortsStage : public Stage {
     if (stored_at >= kPassChunk) FlushPasses(ctx, kPassChunk);
   }
 
-  // Stores the passes held once there are at least `at_least` of them.
+  // Stores the passes held once there are at least `at_least` of them
+  // (0: all of them, waiting for a flush under way). One thread stores at
+  // a time and takes what the others add meanwhile: when each swapped out
+  // its own chunk and waited for the store, 64 senders' threads held up to
+  // 64 chunks at once (5.8 MB of a 27 MB heap peak at 128 nodes).
   void FlushPasses(StageContext& ctx, size_t at_least) {
-    std::vector<PairResult> out;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (passes_.empty() || passes_.size() < at_least) return;
-      out.swap(passes_);
+    std::unique_lock<std::mutex> storing(flush_mu_, std::defer_lock);
+    if (at_least == 0) {
+      storing.lock();
+    } else if (!storing.try_lock()) {
+      return;  // the thread storing takes these too
     }
-    ctx.Record(std::move(out));
+    for (;;) {
+      std::vector<PairResult> out;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (passes_.empty() || passes_.size() < std::max<size_t>(at_least, 1)) return;
+        out.swap(passes_);
+      }
+      ctx.Record(std::move(out));
+    }
   }
 
   // Every planned probe of the stage's pairs that no agent answered (a
@@ -460,6 +472,7 @@ class PortsStage : public Stage {
   Clock* clock_ = &RealClock();     // the run's (StageContext::clock()), set by Run
   Clock::time_point start_;
   mutable std::mutex mu_;
+  std::mutex flush_mu_;  // held by the one thread storing passes (FlushPasses)
   std::map<std::string, LostNode> lost_;
 };
 
