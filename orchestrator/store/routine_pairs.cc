@@ -58,6 +58,11 @@ bool RoutinePairs::Add(const PairResult& r, const std::string& matrix_check) {
   return true;
 }
 
+void RoutinePairs::Reserve(size_t results, size_t values) {
+  entries_.reserve(results);
+  values_.reserve(values);
+}
+
 std::optional<double> RoutinePairs::value(const Entry& e) const {
   if (e.value == kNoValue) return std::nullopt;
   return values_[e.value];

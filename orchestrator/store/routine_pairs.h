@@ -56,6 +56,9 @@ class RoutinePairs {
   // 65536 this can number: keep it in full instead.
   bool Add(const PairResult& r, const std::string& matrix_check);
 
+  // Room for `results` entries, `values` of them with a value.
+  void Reserve(size_t results, size_t values);
+
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
   // In the order added.

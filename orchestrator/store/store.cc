@@ -614,6 +614,15 @@ Status Store::ForEachPairResult(int64_t run_id, const std::function<void(PairRes
       ReadPairResultRound, each, path_, "get pair results");
 }
 
+Result<Store::PairResultCount> Store::CountPairResults(int64_t run_id) {
+  std::lock_guard lock(mu_);
+  Stmt s(db_, "SELECT count(*), count(value) FROM pair_results WHERE run_id = ? AND round = 0");
+  if (!s.prepared()) return SqlError("count pair results");
+  s.Bind(1, run_id);
+  if (s.Step() != SQLITE_ROW) return SqlError("count pair results");
+  return PairResultCount{s.Int(0), s.Int(1)};
+}
+
 Result<std::vector<NodeResult>> Store::GetRoundNodeResults(int64_t run_id) {
   std::lock_guard lock(mu_);
   return SelectAll<NodeResult>(

@@ -131,6 +131,14 @@ class Store {
   // has a million): stops at the first row that cannot be read. `each`
   // runs with the store's lock held; it must not call the store.
   Status ForEachPairResult(int64_t run_id, const std::function<void(PairResult&&)>& each);
+  // How many results ForEachPairResult gives, and how many of them have a
+  // value: for a reader to make room once instead of growing by doubling
+  // (a vector that doubles holds 3x its need while it moves).
+  struct PairResultCount {
+    int64_t results = 0;
+    int64_t with_value = 0;
+  };
+  Result<PairResultCount> CountPairResults(int64_t run_id);
   Result<std::vector<Verdict>> GetVerdicts(int64_t run_id);
   // A burn-in's rounds (round >= 1), in the order written.
   Result<std::vector<NodeResult>> GetRoundNodeResults(int64_t run_id);

@@ -324,6 +324,33 @@ TEST_F(StoreTest, ManyPairResultsAreWrittenTogether) {
   EXPECT_EQ((*got)[7].outcome, Outcome::kFail);
 }
 
+// What ForEachPairResult gives, counted: a burn-in round's results and
+// another run's are not.
+TEST_F(StoreTest, CountPairResultsCountsWhatForEachGivesAndThoseWithAValue) {
+  auto store = OpenOrDie();
+  ASSERT_TRUE(store);
+  int64_t run = NewRun(*store), other = NewRun(*store);
+  std::vector<PairResult> rs(10);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    rs[i].run_id = i == 9 ? other : run;
+    rs[i].stage = "mpi";
+    rs[i].src = "a";
+    rs[i].dst = "b";
+    rs[i].check = "latency";
+    rs[i].outcome = Outcome::kPass;
+    if (i % 3 == 0) rs[i].value = 1.5;  // 0, 3, 6 in `run`; 9 in `other`
+    rs[i].round = i == 8 ? 1 : 0;
+  }
+  ASSERT_TRUE(store->AddPairResults(rs).ok());
+  auto count = store->CountPairResults(run);
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  int64_t given = 0;
+  ASSERT_TRUE(store->ForEachPairResult(run, [&](PairResult&&) { ++given; }).ok());
+  EXPECT_EQ(count->results, given);
+  EXPECT_EQ(count->results, 8);
+  EXPECT_EQ(count->with_value, 3);
+}
+
 TEST_F(StoreTest, FailedBatchWritesNothing) {
   auto store = OpenOrDie();
   ASSERT_TRUE(store);
