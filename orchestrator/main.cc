@@ -124,14 +124,30 @@ CLI::App* AddDiffCommand(CLI::App& app, cc::DiffCommandOptions& diff, std::strin
 
 }  // namespace
 
-// The controller's threads mostly wait on agents; glibc gives each of them
-// up to 8 arenas per core, and what a stage frees stays resident in them.
-// Two arenas: a healthy 128-node run peaked at 53 MB instead of 64, in the
-// same time (bench/scale.sh, issue 14). MALLOC_ARENA_MAX, when set, rules.
-constexpr int kMallocArenas = 2;
+// The controller's threads mostly wait on agents, and what a stage frees
+// must go back to the system rather than stay resident in glibc's heaps:
+// one arena (not 8 per core: memory one thread freed is not reused by
+// another's arena), and fixed mmap and trim thresholds (glibc otherwise
+// raises them after the first large free, and large buffers then stay in
+// the heap). A healthy 128-node run (bench/scale.sh, dial_back) peaked at
+// 43 MB instead of 53 with two arenas (64 with glibc's defaults), in about
+// the same time and CPU (issue 14). A glibc environment variable, when
+// set, rules.
+constexpr int kMallocArenas = 1;
+constexpr int kMallocThresholdBytes = 128 * 1024;
+
+static void TuneMalloc() {
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) {
+    mallopt(M_MMAP_THRESHOLD, kMallocThresholdBytes);
+  }
+  if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) {
+    mallopt(M_TRIM_THRESHOLD, kMallocThresholdBytes);
+  }
+}
 
 int main(int argc, char** argv) {
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
+  TuneMalloc();
   CLI::App app{"clustercheck: find the bad node or the bad link of a GPU cluster"};
   app.set_version_flag("--version", CLUSTERCHECK_VERSION);
   app.require_subcommand(1);
