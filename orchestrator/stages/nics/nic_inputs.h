@@ -93,7 +93,9 @@ struct NicProbe {
   // refused it: EMSGSIZE), "error".
   int mtu_bytes = 0;
   Interned mtu_state;
-  std::string note;
+  // Why it failed, when it did: a few distinct texts in a run (interned,
+  // as the fields above: at 256 nodes there are 196,000 probes).
+  Interned note;
 };
 
 }  // namespace cc

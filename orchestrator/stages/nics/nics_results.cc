@@ -44,9 +44,10 @@ NicProbe ProbeFromAgent(const std::string& src, const Json& a,
   }
   p.mtu_bytes = a.value("mtu_bytes", 0);
   p.mtu_state = a.value("mtu_state", "");
-  p.note = a.value("note", "");
+  std::string note = a.value("note", "");
   std::string mtu_note = a.value("mtu_note", "");
-  if (!mtu_note.empty()) p.note += (p.note.empty() ? "" : "; ") + mtu_note;
+  if (!mtu_note.empty()) note += (note.empty() ? "" : "; ") + mtu_note;
+  p.note = note;
   return p;
 }
 
