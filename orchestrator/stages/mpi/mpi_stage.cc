@@ -329,6 +329,7 @@ class MpiStage : public Stage {
         ctx.Record(std::move(slice));
       }
     }
+    meta["oob"] = oob_.ToJson();
     ctx.RecordRetests("mpi", counts);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "mpi", meta);
     (void)s;  // the results above are what matters; meta is for people
