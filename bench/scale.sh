@@ -39,6 +39,7 @@
 # CCSCALE_DIAL_BACK=1 sets [ssh] dial_back = true: ssh starts the agents,
 # which dial the controller back and answer over TCP (no libssh buffers
 # for their answers on the controller).
+# CCSCALE_SSH=0 leaves out the ssh rows (with --slurm-upto: Slurm alone).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$HERE/../build
@@ -185,7 +186,7 @@ one() {
 # The Slurm row of a size runs on the nodes its ssh row ran on
 # (slurmcluster.sh keeps a simulated cluster that is already up).
 for n in "$@"; do
-  one "$n" ssh
+  [ "${CCSCALE_SSH:-1}" = 1 ] && one "$n" ssh
   [ "$n" -le "$SLURM_UPTO" ] && one "$n" slurm
   teardown
 done
