@@ -192,10 +192,10 @@ for n in "$@"; do
 done
 
 echo
-MODE=ssh
-[ "${CCSCALE_DIAL_BACK:-0}" = 1 ] && MODE="ssh, [ssh] dial_back = true"
+MODE="via ssh: agents answer over their ssh channels"
+[ "${CCSCALE_DIAL_BACK:-0}" = 1 ] && MODE="via ssh: [ssh] dial_back = true"
 [ "$SLURM_UPTO" -gt 0 ] && MODE="$MODE; via slurm: transport = \"slurm\" up to $SLURM_UPTO nodes"
-echo "== bench/scale: healthy simulated nodes, via ssh: $MODE; all stages, [defaults] gpus = 0 =="
+echo "== bench/scale: healthy simulated nodes, $MODE; all stages, [defaults] gpus = 0 =="
 { echo "$COLS"; cat "$ROWS"; } | column -t
 echo
 echo "== controller peak RSS within each stage, MB =="
