@@ -77,6 +77,7 @@ trap 'teardown; [ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null' EXIT
 
 ROWS=$(mktemp /tmp/ccscale-rows.XXXXXX)
 PEAKS=$(mktemp /tmp/ccscale-peaks.XXXXXX)
+VERDICT_FILES=$(mktemp /tmp/ccscale-verdicts.XXXXXX)
 PEAK_COLS="connect facts parity health nics ports mpi end"
 COLS="nodes via pairs exit wall_s connect facts parity health nics ports mpi cpu_s rss_MB tree_MB rep_MB results db_MB probes/s p90_ms retests load verdicts"
 
@@ -181,6 +182,7 @@ one() {
     echo "verdicts:"
     jq -r '.verdicts[] | select(.severity != "pass") | "  \(.severity) \(.kind) \(.stage)/\(.check): \(.summary)"' "$OUT/report.json" | head -50
   } >"$OUT/verdicts.txt"
+  echo "$OUT/verdicts.txt" >>"$VERDICT_FILES"
 }
 
 # The Slurm row of a size runs on the nodes its ssh row ran on
@@ -200,7 +202,9 @@ echo "== bench/scale: healthy simulated nodes, $MODE; all stages, [defaults] gpu
 echo
 echo "== controller peak RSS within each stage, MB =="
 { echo "nodes via $PEAK_COLS"; cat "$PEAKS"; } | column -t
-for n in "$@"; do cat "/tmp/ccscale-bench-$n"-*/verdicts.txt 2>/dev/null; done
+# Only this invocation's runs: a size's other launcher may have a run
+# directory from an earlier one.
+while read -r f; do cat "$f"; done <"$VERDICT_FILES"
 
 # Growth: e = ln(y2/y1) / ln(n2/n1) between consecutive sizes and over the
 # whole range, for the columns that are costs.

@@ -1,5 +1,7 @@
 #include "orchestrator/transport/slurm_commands.h"
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "common/hostlist.h"
@@ -7,7 +9,7 @@
 namespace cc {
 namespace {
 
-// The name every job and step of ours carries in squeue.
+// The name of the allocation clustercheck asks for itself.
 constexpr char kJobName[] = "clustercheck";
 
 std::string Lower(std::string s) {
@@ -105,7 +107,7 @@ std::vector<std::string> SrunAgentsArgv(const SlurmSettings& s, const std::strin
                                         const std::vector<std::string>& nodes,
                                         const std::vector<std::string>& agent_argv) {
   std::vector<std::string> argv = {SlurmProgram(s, "srun"), "--jobid=" + job, "--overlap", "-J",
-                                   kJobName, "-N", std::to_string(nodes.size()), "-n",
+                                   OwnStepName(), "-N", std::to_string(nodes.size()), "-n",
                                    std::to_string(nodes.size()), "--ntasks-per-node=1", "-w",
                                    FoldHostlist(nodes),
                                    // One agent failing must not take the others down.
@@ -117,6 +119,33 @@ std::vector<std::string> SrunAgentsArgv(const SlurmSettings& s, const std::strin
 
 std::vector<std::string> ScancelArgv(const SlurmSettings& s, const std::string& job_or_step) {
   return {SlurmProgram(s, "scancel"), job_or_step};
+}
+
+std::string RunStepName(long pid) { return "clustercheck-" + std::to_string(pid); }
+
+const std::string& OwnStepName() {
+  static const std::string name = RunStepName(static_cast<long>(getpid()));
+  return name;
+}
+
+std::vector<std::string> SqueueStepsArgv(const SlurmSettings& s, const std::string& job) {
+  return {SlurmProgram(s, "squeue"), "-h", "-s", "-j", job, "-o", "%i|%j"};
+}
+
+std::vector<std::string> StepsNamed(const std::string& out, const std::string& name) {
+  std::vector<std::string> ids;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    size_t bar = line.find('|');
+    if (bar == std::string::npos || bar == 0) continue;
+    std::string id = line.substr(0, bar);
+    while (!id.empty() && id.front() == ' ') id.erase(0, 1);
+    // Only steps (JOB.STEP): never the job itself, whatever its name.
+    if (id.find('.') == std::string::npos) continue;
+    if (line.substr(bar + 1) == name) ids.push_back(id);
+  }
+  return ids;
 }
 
 std::string SlurmErrorLines(const std::string& text) {

@@ -5,7 +5,8 @@
 //   salloc  --no-shell -N n -w NODES --immediate=S ...  -> "Granted job allocation 42"
 //   sbcast  -j JOB -f AGENT DEST          (Slurm's tree broadcast)
 //   srun    --jobid=JOB --overlap -N n --ntasks-per-node=1 -w NODES AGENT --connect=H:P
-//   scancel JOB  (or JOB.STEP)
+//   scancel JOB  (or JOB.STEP ...)
+//   squeue  -h -s -j JOB -o "%i|%j"       -> the job's steps and their names
 #pragma once
 
 #include <map>
@@ -49,6 +50,16 @@ std::vector<std::string> SrunAgentsArgv(const SlurmSettings& s, const std::strin
                                         const std::vector<std::string>& nodes,
                                         const std::vector<std::string>& agent_argv);
 std::vector<std::string> ScancelArgv(const SlurmSettings& s, const std::string& job_or_step);
+
+// The name (srun -J) of every step a run starts: "clustercheck-PID", so
+// that a run inside the user's own allocation cancels its own steps when it
+// ends or is interrupted, and neither the allocation nor another run's.
+std::string RunStepName(long pid);
+// RunStepName of this process.
+const std::string& OwnStepName();
+std::vector<std::string> SqueueStepsArgv(const SlurmSettings& s, const std::string& job);
+// The ids ("JOB.STEP") of squeue's step lines "ID|NAME" named `name`.
+std::vector<std::string> StepsNamed(const std::string& squeue_out, const std::string& name);
 
 // srun's and salloc's error lines ("srun: error: ..."), joined, for a
 // result that quotes Slurm; "" when there are none.

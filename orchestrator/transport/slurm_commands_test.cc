@@ -3,11 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace cc {
 namespace {
 
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 TEST(SlurmCommands, SinfoStatesAreReadOncePerNodeAndJudged) {
   auto nodes = ParseSinfoNodes(
@@ -59,6 +62,29 @@ TEST(SlurmCommands, OneSrunStartsOneAgentPerNodeAndKeepsTheSitesArgs) {
   EXPECT_THAT(SbcastArgv(s, "42", "/b/agent", "/tmp/x"),
               ElementsAre("sbcast", "-j", "42", "-f", "/b/agent", "/tmp/x"));
   EXPECT_THAT(ScancelArgv(s, "42"), ElementsAre("scancel", "42"));
+}
+
+TEST(SlurmCommands, EveryStepCarriesThisRunsNameAndOnlyThoseAreCancelled) {
+  SlurmSettings s;
+  EXPECT_EQ(RunStepName(4242), "clustercheck-4242");
+  auto argv = SrunAgentsArgv(s, "42", {"n1"}, {"/tmp/agent"});
+  auto j = std::find(argv.begin(), argv.end(), "-J");
+  ASSERT_NE(j, argv.end());
+  EXPECT_EQ(*(j + 1), OwnStepName());
+  EXPECT_NE(OwnStepName(), RunStepName(0));
+  EXPECT_THAT(SqueueStepsArgv(s, "42"),
+              ElementsAre("squeue", "-h", "-s", "-j", "42", "-o", "%i|%j"));
+  // The user's own steps (their shell, another run's) and the job are left.
+  const std::string squeue =
+      "42.extern|extern\n"
+      "42.0|clustercheck-4242\n"
+      "42.1|clustercheck-999\n"
+      "42|clustercheck-4242\n"
+      "  42.3|clustercheck-4242\r\n"
+      "42.interactive|interactive\n"
+      "garbage line\n";
+  EXPECT_THAT(StepsNamed(squeue, "clustercheck-4242"), ElementsAre("42.0", "42.3"));
+  EXPECT_THAT(StepsNamed("", "clustercheck-4242"), IsEmpty());
 }
 
 TEST(SlurmCommands, ErrorLinesAreQuotedAndTheRestLeftOut) {

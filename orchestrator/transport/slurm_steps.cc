@@ -39,7 +39,7 @@ Result<std::vector<std::string>> SrunStepArgv(const SlurmSettings& s, const Slur
   std::set<std::string> nodes(step.rank_nodes.begin(), step.rank_nodes.end());
   std::vector<std::string> srun = {SlurmProgram(s, "srun"), "--jobid=" + step.job,
                                    // The agents' own step holds every node for the run's length.
-                                   "--overlap", "-J", "clustercheck", "-N",
+                                   "--overlap", "-J", OwnStepName(), "-N",
                                    std::to_string(nodes.size()), "-n",
                                    std::to_string(step.rank_nodes.size()),
                                    // Rank r on the hostfile's r-th line, not in Slurm's node order.

@@ -359,12 +359,38 @@ void SlurmTransport::End() {
     if (main_srun_) main_srun_->Kill();  // srun cancels its step on SIGTERM
   }
   listener_.reset();
+  if (!own_allocation_ && !job_.empty()) CancelOwnSteps();
   if (own_allocation_ && !job_.empty()) {
     auto r = RunLocal(ScancelArgv(settings_, job_), kScancelTimeoutS, /*interruptible=*/false);
     if (!r.ok() || r->exit_code != 0) {
       std::fprintf(stderr, "clustercheck: scancel %s failed: %s\n", job_.c_str(),
                    r.ok() ? r->err.c_str() : r.status().ToString().c_str());
     }
+  }
+}
+
+// Inside the user's allocation the allocation is theirs to keep, but no
+// step of this run may outlive it: srun cancels its step on SIGTERM, yet a
+// srun that had to be killed, or a step whose srun was lost, would go on
+// holding the nodes. So every step still named ours is cancelled.
+void SlurmTransport::CancelOwnSteps() {
+  auto steps =
+      RunLocal(SqueueStepsArgv(settings_, job_), kScancelTimeoutS, /*interruptible=*/false);
+  if (!steps.ok() || steps->exit_code != 0) {
+    std::fprintf(stderr, "clustercheck: cannot list the steps of job %s (squeue): %s\n",
+                 job_.c_str(), steps.ok() ? steps->err.c_str() : steps.status().ToString().c_str());
+    return;
+  }
+  std::vector<std::string> ours = StepsNamed(steps->out, OwnStepName());
+  if (ours.empty()) return;
+  std::vector<std::string> argv = ScancelArgv(settings_, ours.front());
+  argv.insert(argv.end(), ours.begin() + 1, ours.end());
+  std::fprintf(stderr, "clustercheck: cancelling %zu step(s) of this run in job %s\n", ours.size(),
+               job_.c_str());
+  auto r = RunLocal(argv, kScancelTimeoutS, /*interruptible=*/false);
+  if (!r.ok() || r->exit_code != 0) {
+    std::fprintf(stderr, "clustercheck: scancel of this run's steps failed: %s\n",
+                 r.ok() ? r->err.c_str() : r.status().ToString().c_str());
   }
 }
 

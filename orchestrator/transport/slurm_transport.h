@@ -53,7 +53,8 @@ class SlurmTransport : public Transport {
   // What the srun that started every node's first agent said on stderr
   // so far (Slurm's reason when a step ended).
   std::string MainSrunSaid();
-  // Stops every srun and gives our allocation back. Idempotent.
+  // Stops every srun, cancels any step of ours still in squeue (inside the
+  // user's allocation) and gives our own allocation back. Idempotent.
   void End();
 
  private:
@@ -64,6 +65,8 @@ class SlurmTransport : public Transport {
   // Why `node`'s agent did not come: srun's own error lines when it
   // ended, else `waited`.
   Status WhyNoDialBack(const std::string& node, RemoteProcess* srun, const Status& waited);
+  // Inside the user's allocation: scancel the steps named ours (OwnStepName).
+  void CancelOwnSteps();
 
   Environment env_;
   SlurmSettings settings_;

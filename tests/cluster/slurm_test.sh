@@ -16,6 +16,8 @@
 #   4. node5's slurmd stopped: once Slurm sees it not responding, node5 is
 #      named (its connect fails with Slurm's state), exit 1;
 #   5. Ctrl-C while the agents run: exit 130, squeue empty, no agent left;
+#      inside the user's salloc: the run's steps are cancelled, even one
+#      whose srun was lost, and the user's allocation and own step are not;
 #   6. a one-minute allocation whose agents are kept busy longer: Slurm
 #      ends the steps at the time limit, and each node's work is a `hang`
 #      quoting Slurm;
@@ -162,6 +164,48 @@ wait_for 30 queue_empty >/dev/null && ok "Ctrl-C leaves no job in squeue" ||
 wait_for 10 no_agents >/dev/null && ok "and no agent running" ||
   not_ok "agents left after Ctrl-C: $(pgrep -af clustercheck-agent)"
 
+# --- 5b. Ctrl-C inside the user's own allocation ----------------------------
+# The allocation is the user's to keep, but nothing of the run may outlive
+# it. A step named as the run's own steps (clustercheck-PID) whose srun was
+# lost stands for one that SIGTERM to srun would not end; a step of the
+# user's own stands beside it. After Ctrl-C only the run's step is gone.
+step_names() { timeout 20 squeue -h -s -j "$1" -o '%j' | sort | tr '\n' ' '; }
+outer=$(timeout 60 salloc --no-shell -N8 -J outer 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+if [ -z "$outer" ]; then
+  not_ok "salloc --no-shell -N8 for the Ctrl-C inside salloc"
+else
+  SLURM_JOB_ID=$outer "$CC" run "$dir/slurm.toml" --db "$DB" --stages sleep --set sleep.seconds=120 \
+    >"$dir/int_inside.out" 2>"$dir/int_inside.err" &
+  pid=$!
+  wait_for 60 agents_left >/dev/null || not_ok "the agents did not start inside the allocation"
+  srun --jobid="$outer" --overlap -J "clustercheck-$pid" -N1 -n1 -w node1 sleep 300 >/dev/null 2>&1 &
+  lost=$!
+  srun --jobid="$outer" --overlap -J mine -N1 -n1 -w node2 sleep 300 >/dev/null 2>&1 &
+  mine=$!
+  wait_for 30 eval 'step_names "$outer" | grep -q mine' >/dev/null
+  echo "# steps of job $outer before Ctrl-C: $(step_names "$outer")"
+  kill -INT "$pid"
+  wait "$pid"
+  rc=$?
+  echo "# steps of job $outer after: $(step_names "$outer")"
+  [ "$rc" = 130 ] && ok "Ctrl-C inside salloc: exit 130" || not_ok "Ctrl-C inside salloc: exit $rc"
+  grep -q "cancelling [0-9]* step(s) of this run in job $outer" "$dir/int_inside.err" &&
+    ok "it says it cancels the run's step that srun's end did not" ||
+    { not_ok "no word of cancelling the run's lost step"; tail -5 "$dir/int_inside.err" | indent; }
+  run_steps_gone() { case " $(step_names "$outer")" in *" clustercheck-"*) return 1 ;; esac; }
+  wait_for 20 run_steps_gone >/dev/null && ok "no step of the run is left in squeue" ||
+    not_ok "a step of the run is left in job $outer: $(step_names "$outer")"
+  case " $(step_names "$outer")" in
+    *" mine "*) ok "the user's own step and allocation are left alone" ;;
+    *) not_ok "the user's step went too: $(step_names "$outer")" ;;
+  esac
+  wait_for 10 no_agents >/dev/null && ok "and no agent running" ||
+    not_ok "agents left after Ctrl-C inside salloc: $(pgrep -af clustercheck-agent)"
+  timeout 20 scancel "$outer"
+  wait "$lost" "$mine" 2>/dev/null
+  wait_for 30 queue_empty >/dev/null || not_ok "job $outer did not go after scancel"
+fi
+
 # --- 6. a step Slurm ends at its time limit ---------------------------------
 # An allocation of one minute, agents kept busy for longer: Slurm cancels
 # them "DUE TO TIME LIMIT", which is a hang of each node's work, not a crash.
@@ -169,12 +213,13 @@ sed 's/^time_limit = .*/time_limit = "1"/' "$dir/slurm.toml" >"$dir/short.toml"
 t0=$SECONDS
 "$CC" run "$dir/short.toml" --db "$DB" --stages sleep --set sleep.seconds=240 >"$dir/short.out" 2>"$dir/short.err"
 rc=$?
+short_id=$(q "select max(id) from runs")
 echo "# the 1-minute allocation's run exited $rc after $((SECONDS - t0)) s"
 [ "$rc" = 1 ] && ok "a run whose steps Slurm ends at the time limit exits 1" || not_ok "time limit: exit $rc"
 expect "every node's work is a hang, in Slurm's words" "hang|8|8" \
-  "select outcome, count(*), sum(message like '%DUE TO TIME LIMIT%') from node_results where run_id=6 and stage='sleep' group by outcome"
+  "select outcome, count(*), sum(message like '%DUE TO TIME LIMIT%') from node_results where run_id=$short_id and stage='sleep' group by outcome"
 wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the time limit"
-q "select '  | ' || node || ' ' || outcome || ': ' || substr(message, 1, 200) from node_results where run_id=6 and stage='sleep' and outcome != 'hang'"
+q "select '  | ' || node || ' ' || outcome || ': ' || substr(message, 1, 200) from node_results where run_id=$short_id and stage='sleep' and outcome != 'hang'"
 
 
 # --- 7. every agent a step of its own ----------------------------------------
@@ -187,7 +232,7 @@ rc=$?
 echo "# the run of one step per node exited $rc"
 [ "$rc" = 0 ] && ok "one step per node: PASS, exit 0" || { not_ok "one step per node: exit $rc"; indent <"$dir/steps.out"; }
 expect "every node's agent dialled back from its step" "pass|8" \
-  "select outcome, count(*) from node_results where run_id=7 and stage='connect' and check_name='agent' group by 1"
+  "select outcome, count(*) from node_results where run_id=$(q "select max(id) from runs") and stage='connect' and check_name='agent' group by 1"
 wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the steps' run"
 
 # --- 8. [slurm] steps = true: the MPI probe as Slurm steps -------------------
@@ -244,6 +289,6 @@ expect "and every verdict is about node3 (a link has two ends)" "0" \
 wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the faulty steps' run"
 
 if ! cluster_test_finish; then
-  for f in healthy inside drained slurmd_down int short steps srun_healthy srun_node3; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
+  for f in healthy inside drained slurmd_down int int_inside short steps srun_healthy srun_node3; do echo "# $f.err:"; tail -15 "$dir/$f.err" 2>/dev/null | indent; done
   exit 1
 fi

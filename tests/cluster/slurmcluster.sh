@@ -429,7 +429,7 @@ take_lock() {
 cmd_up() {
   [ "${#args[@]}" -eq 2 ] || die "usage: slurmcluster.sh up N [simcluster options]"
   local want=${args[1]} i port
-  is_uint "$want" && [ "$want" -ge 1 ] && [ "$want" -le 250 ] || die "N must be 1..250: $want"
+  is_uint "$want" && [ "$want" -ge 1 ] && [ "$want" -le 500 ] || die "N must be 1..500 (simcluster.sh's most): $want"
   require_slurm
   sc_run up "$want" "${sc_opts[@]+"${sc_opts[@]}"}" || die "simcluster.sh up $want failed"
   load_config
