@@ -3,7 +3,7 @@
 namespace cc {
 
 // "check" is an SQL keyword, so the column is check_name.
-const char* const kSchemaMigrations[3] = {
+const char* const kSchemaMigrations[4] = {
     // v0 -> v1
     R"sql(
 CREATE TABLE runs (
@@ -120,6 +120,51 @@ ALTER TABLE pair_results ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE verdicts ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX pair_results_run_round ON pair_results(run_id, round);
 CREATE INDEX node_results_run_round ON node_results(run_id, round);
+)sql",
+    // v3 -> v4: pair results stored compactly (issue 14). A run of 256 nodes
+    // has about a million pair results, most of them one pair's ports or
+    // subnets written together; as rows of their own they took 217 bytes
+    // each (242 MB). Now one row per pair and batch (a "pack") holds its
+    // results as a JSON array of [check, outcome, state, value, unit,
+    // message, evidence, at], where `at` is "" when it is the pack's and
+    // `evidence` lacks the members every result of the pack shares
+    // (`common`, "{}" for none). pair_results is a view with the old
+    // columns, so that SQL over the store reads as before; an expanded
+    // result's id is pack id * 4096 + its index (a pack has at most 4096).
+    R"sql(
+CREATE TABLE pair_packs (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  stage TEXT NOT NULL,
+  src TEXT NOT NULL,
+  dst TEXT NOT NULL,
+  round INTEGER NOT NULL DEFAULT 0,
+  at TEXT NOT NULL,
+  common TEXT NOT NULL DEFAULT '{}',
+  n INTEGER NOT NULL,
+  n_value INTEGER NOT NULL,
+  items TEXT NOT NULL
+);
+CREATE INDEX pair_packs_run_round ON pair_packs(run_id, round);
+INSERT INTO pair_packs (run_id, stage, src, dst, round, at, common, n, n_value, items)
+  SELECT run_id, stage, src, dst, round, at, '{}', 1, value IS NOT NULL,
+         json_array(json_array(check_name, outcome, state, value, unit, message,
+                               CASE WHEN json_valid(evidence) THEN json(evidence)
+                                    ELSE json_quote(evidence) END, ''))
+  FROM pair_results ORDER BY id;
+DROP TABLE pair_results;
+CREATE VIEW pair_results AS
+  SELECT p.id * 4096 + j.key AS id, p.run_id AS run_id, p.stage AS stage, p.src AS src,
+         p.dst AS dst, json_extract(j.value, '$[0]') AS check_name,
+         json_extract(j.value, '$[1]') AS outcome, json_extract(j.value, '$[2]') AS state,
+         json_extract(j.value, '$[3]') AS value, json_extract(j.value, '$[4]') AS unit,
+         json_extract(j.value, '$[5]') AS message,
+         CASE WHEN p.common = '{}' THEN json_extract(j.value, '$[6]')
+              ELSE json_patch(p.common, json_extract(j.value, '$[6]')) END AS evidence,
+         CASE json_extract(j.value, '$[7]') WHEN '' THEN p.at
+              ELSE json_extract(j.value, '$[7]') END AS at,
+         p.round AS round
+  FROM pair_packs p, json_each(p.items) j;
 )sql",
 };
 

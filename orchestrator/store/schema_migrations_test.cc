@@ -159,5 +159,35 @@ TEST_F(SchemaV1, ADatabaseWithoutVerdictsKeepsEveryResult) {
   EXPECT_TRUE(verdicts->empty());
 }
 
+// v3 -> v4: every pair result row becomes a pack of one, read back whole,
+// in its order, and the pair_results view shows it with its old columns.
+TEST_F(SchemaV1, PairResultRowsBecomePacksAndReadTheSame) {
+  Exec(
+      "INSERT INTO pair_results (run_id, stage, src, dst, check_name, outcome, state, value, "
+      "unit, message, evidence, at) VALUES "
+      "(1, 'ports', 'gpu01', 'gpu02', 'tcp/22', 'pass', 'open', NULL, '', '', "
+      "'{\"ms\":1.5}', '2026-03-02T08:00:01Z'), "
+      "(1, 'mpi', 'gpu01', 'gpu02', 'bandwidth', 'fail', 'slow', 3.25, 'GB/s', 'slow', "
+      "'{\"speed\":{\"slow\":true}}', '2026-03-02T08:00:02Z')");
+  auto store = Migrate();
+  ASSERT_TRUE(store);
+  auto got = store->GetPairResults(1);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].check, "tcp/22");
+  EXPECT_EQ((*got)[0].evidence, (json{{"ms", 1.5}}));
+  EXPECT_FALSE((*got)[0].value);
+  EXPECT_EQ((*got)[1].outcome, Outcome::kFail);
+  EXPECT_EQ((*got)[1].state, "slow");
+  EXPECT_EQ((*got)[1].value, 3.25);
+  EXPECT_EQ((*got)[1].unit, "GB/s");
+  EXPECT_EQ((*got)[1].at, "2026-03-02T08:00:02Z");
+  EXPECT_EQ((*got)[1].evidence, (json{{"speed", {{"slow", true}}}}));
+  auto count = store->CountPairResults(1);
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->results, 2);
+  EXPECT_EQ(count->with_value, 1);
+}
+
 }  // namespace
 }  // namespace cc

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "common/clock.h"
+#include "orchestrator/store/pair_pack.h"
 #include "orchestrator/store/schema_migrations.h"
 
 namespace cc {
@@ -471,28 +472,23 @@ Status Store::AddNodeResult(const NodeResult& r) {
 
 Status Store::InsertPairResults(const std::vector<PairResult>& rs) {
   Stmt s(db_,
-         "INSERT INTO pair_results (run_id, stage, src, dst, check_name, "
-         "outcome, state, value, unit, message, evidence, at, round) "
-         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+         "INSERT INTO pair_packs (run_id, stage, src, dst, round, at, common, n, n_value, items) "
+         "VALUES (?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add pair result");
-  std::string now = NowIso8601();
-  for (const PairResult& r : rs) {
+  for (const PairPack& p : PackPairResults(rs, NowIso8601())) {
     s.Reset();
-    s.Bind(1, r.run_id)
-        .Bind(2, r.stage)
-        .Bind(3, r.src)
-        .Bind(4, r.dst)
-        .Bind(5, r.check)
-        .Bind(6, std::string(OutcomeName(r.outcome)))
-        .Bind(7, r.state)
-        .Bind(8, r.value)
-        .Bind(9, r.unit)
-        .Bind(10, r.message)
-        .Bind(11, DumpJson(r.evidence))
-        .Bind(12, r.at.empty() ? now : r.at)
-        .Bind(13, int64_t{r.round});
+    s.Bind(1, p.run_id)
+        .Bind(2, p.stage)
+        .Bind(3, p.src)
+        .Bind(4, p.dst)
+        .Bind(5, int64_t{p.round})
+        .Bind(6, p.at)
+        .Bind(7, p.common)
+        .Bind(8, p.n)
+        .Bind(9, p.n_value)
+        .Bind(10, p.items);
     if (s.Step() != SQLITE_DONE) {
-      return SqlError("add pair result " + r.src + "->" + r.dst + " " + r.stage + "/" + r.check);
+      return SqlError("add pair results " + p.src + "->" + p.dst + " " + p.stage);
     }
   }
   return Status::Ok();
@@ -576,9 +572,19 @@ namespace {
 constexpr const char* kNodeResultColumns =
     "SELECT id, run_id, stage, check_name, outcome, evidence, node, value, "
     "expected, message, at, round FROM node_results ";
+// From the packs themselves rather than the pair_results view, so that
+// the order is the packs' own (their primary key, then each pack's array)
+// and SQLite sorts nothing: the same columns as the view.
 constexpr const char* kPairResultColumns =
-    "SELECT id, run_id, stage, check_name, outcome, evidence, src, dst, "
-    "state, value, unit, message, at, round FROM pair_results ";
+    "SELECT p.id * 4096 + j.key, p.run_id, p.stage, json_extract(j.value, '$[0]'), "
+    "json_extract(j.value, '$[1]'), "
+    "CASE WHEN p.common = '{}' THEN json_extract(j.value, '$[6]') "
+    "ELSE json_patch(p.common, json_extract(j.value, '$[6]')) END, p.src, p.dst, "
+    "json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'), "
+    "json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'), "
+    "CASE json_extract(j.value, '$[7]') WHEN '' THEN p.at ELSE json_extract(j.value, '$[7]') END, "
+    "p.round FROM pair_packs p, json_each(p.items) j ";
+static_assert(kPackIdStride == 4096, "kPairResultColumns and the v4 view number results so");
 
 Result<NodeResult> ReadNodeResultRound(const Stmt& s) {
   auto r = ReadNodeResult(s);
@@ -610,13 +616,15 @@ Result<std::vector<PairResult>> Store::GetPairResults(int64_t run_id) {
 Status Store::ForEachPairResult(int64_t run_id, const std::function<void(PairResult&&)>& each) {
   std::lock_guard lock(mu_);
   return ForEachRow<PairResult>(
-      db_, std::string(kPairResultColumns) + "WHERE run_id = ? AND round = 0 ORDER BY id", run_id,
-      ReadPairResultRound, each, path_, "get pair results");
+      db_, std::string(kPairResultColumns) + "WHERE p.run_id = ? AND p.round = 0 ORDER BY p.id",
+      run_id, ReadPairResultRound, each, path_, "get pair results");
 }
 
 Result<Store::PairResultCount> Store::CountPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
-  Stmt s(db_, "SELECT count(*), count(value) FROM pair_results WHERE run_id = ? AND round = 0");
+  Stmt s(db_,
+         "SELECT coalesce(sum(n), 0), coalesce(sum(n_value), 0) FROM pair_packs "
+         "WHERE run_id = ? AND round = 0");
   if (!s.prepared()) return SqlError("count pair results");
   s.Bind(1, run_id);
   if (s.Step() != SQLITE_ROW) return SqlError("count pair results");
@@ -633,16 +641,17 @@ Result<std::vector<NodeResult>> Store::GetRoundNodeResults(int64_t run_id) {
 Result<std::vector<PairResult>> Store::GetRoundPairResults(int64_t run_id) {
   std::lock_guard lock(mu_);
   return SelectAll<PairResult>(
-      db_, std::string(kPairResultColumns) + "WHERE run_id = ? AND round >= 1 ORDER BY id", run_id,
-      ReadPairResultRound, path_, "get round pair results");
+      db_, std::string(kPairResultColumns) + "WHERE p.run_id = ? AND p.round >= 1 ORDER BY p.id",
+      run_id, ReadPairResultRound, path_, "get round pair results");
 }
 
 Result<std::vector<PairResult>> Store::GetPairResultsOfRound(int64_t run_id, int round) {
   std::lock_guard lock(mu_);
   // The round is an int, written into the statement; run_id is bound.
   return SelectAll<PairResult>(db_,
-                               std::string(kPairResultColumns) + "WHERE run_id = ? AND round = " +
-                                   std::to_string(std::max(round, 1)) + " ORDER BY id",
+                               std::string(kPairResultColumns) +
+                                   "WHERE p.run_id = ? AND p.round = " +
+                                   std::to_string(std::max(round, 1)) + " ORDER BY p.id",
                                run_id, ReadPairResultRound, path_, "get pair results of a round");
 }
 
@@ -662,7 +671,7 @@ Status Store::ReopenRun(int64_t run_id) {
   static const char* const kChanges[] = {
       "UPDATE runs SET status = 'running', finished_at = '', exit_code = -1 WHERE id = ?",
       "DELETE FROM node_results WHERE run_id = ? AND round = 0",
-      "DELETE FROM pair_results WHERE run_id = ? AND round = 0",
+      "DELETE FROM pair_packs WHERE run_id = ? AND round = 0",
       "DELETE FROM verdicts WHERE run_id = ? AND round = 0",
   };
   for (const char* sql : kChanges) {
@@ -692,7 +701,7 @@ Status Store::DeleteRoundsFrom(int64_t run_id, int first_round) {
   if (!s.ok()) return s;
   static const char* const kDeletes[] = {
       "DELETE FROM node_results WHERE run_id = ? AND round >= ?",
-      "DELETE FROM pair_results WHERE run_id = ? AND round >= ?",
+      "DELETE FROM pair_packs WHERE run_id = ? AND round >= ?",
       "DELETE FROM verdicts WHERE run_id = ? AND (round >= ? OR (round = 0 AND "
       "json_valid(evidence) AND json_extract(evidence, '$.burnin') IS NOT NULL))",
   };
