@@ -177,6 +177,15 @@ our_pid() {
   case " ${args[*]-} " in *"$2"*) echo "$pid" ;; esac
 }
 
+# still_starting PIDFILE: the process we just started there has not exited.
+# Its command line cannot tell yet: right after `&` the child may still be the
+# forked shell that has not exec'd the daemon (seen on a loaded CI machine).
+still_starting() {
+  local pid=""
+  { read -r pid <"$1"; } 2>/dev/null || return 1
+  is_uint "$pid" && alive "$pid"
+}
+
 stop_pid() { stop_pids "$1"; }
 
 stop_pids() {   # TERM, then KILL what still runs after kStopWaitS
@@ -237,7 +246,7 @@ start_munged() {
   echo $! >"$m/munged.run.pid"
   deadline=$((SECONDS + kMungeWaitS))
   until munge -S "$m/munge.socket" -n 2>/dev/null | unmunge -S "$m/munge.socket" >/dev/null 2>&1; do
-    if [ "$SECONDS" -ge "$deadline" ] || [ -z "$(munged_pid)" ]; then
+    if [ "$SECONDS" -ge "$deadline" ] || ! still_starting "$m/munged.run.pid"; then
       tail -n 10 "$m/munged.out" >&2 2>/dev/null || true
       die "munged does not answer on $m/munge.socket within ${kMungeWaitS} s"
     fi
@@ -349,7 +358,7 @@ start_ctld() {
   echo $! >"$S/ctld/slurmctld.run.pid"
   deadline=$((SECONDS + kCtldWaitS))
   until sl scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ] || [ -z "$(ctld_pid)" ]; then
+    if [ "$SECONDS" -ge "$deadline" ] || ! still_starting "$S/ctld/slurmctld.run.pid"; then
       tail_logs
       die "slurmctld does not answer on $ctl_addr:$(state_get SL_PORT) within ${kCtldWaitS} s"
     fi
