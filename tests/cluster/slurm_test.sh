@@ -182,7 +182,13 @@ else
   lost=$!
   srun --jobid="$outer" --overlap -J mine -N1 -n1 -w node2 sleep 300 >/dev/null 2>&1 &
   mine=$!
-  wait_for 30 eval 'step_names "$outer" | grep -q mine' >/dev/null
+  # The run's own agent step and the lost one share the name.
+  both_steps() {
+    local names=" $(step_names "$outer")"
+    case "$names" in *" clustercheck-$pid clustercheck-$pid "*) ;; *) return 1 ;; esac
+    case "$names" in *" mine "*) ;; *) return 1 ;; esac
+  }
+  wait_for 30 both_steps >/dev/null || not_ok "the two extra steps did not show in squeue: $(step_names "$outer")"
   echo "# steps of job $outer before Ctrl-C: $(step_names "$outer")"
   kill -INT "$pid"
   wait "$pid"
