@@ -187,10 +187,14 @@ std::string VerdictLine(const RunData& d) {
   // A stage's own failing verdict whose results are not failures (a node
   // lost mid-stage: its unjudged probes are skips) still fails the run.
   std::set<std::string> verdict_nodes;
+  // Likewise a warning verdict whose results are skips (the controller
+  // lost contact with a node that answered again) is a warning of the run.
+  bool warn_verdict = false;
   for (const auto& v : d.verdicts) {
     if (IsFailOrHang(v.severity)) {
       verdict_nodes.insert(v.nodes.begin(), v.nodes.end());
     }
+    if (v.severity == Outcome::kWarn) warn_verdict = true;
   }
   for (const auto& r : d.node_results) {
     bool bad = IsFailOrHang(r.outcome);
@@ -211,7 +215,7 @@ std::string VerdictLine(const RunData& d) {
     o << "UNJUDGEABLE: ";
   } else if (c.bad() > 0 || !verdict_nodes.empty()) {
     o << "FAIL: ";
-  } else if (c.error > 0 || c.warn > 0) {
+  } else if (c.error > 0 || c.warn > 0 || warn_verdict) {
     o << "PASS with warnings: ";
   } else {
     o << "PASS: ";

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "orchestrator/run/fanout.h"
 #include "orchestrator/transport/framed_command.h"
@@ -163,6 +164,25 @@ Result<std::unique_ptr<AgentChannel>> Fleet::StartAgent(NodeState& s, Deadline d
   }
   s.hello = *hello;
   return channel;
+}
+
+Status Fleet::Reconnect(NodeState& s) {
+  if (!transport_.Reconnects()) {
+    return Status::BadArgument("the " + transport_.name() + " launcher cannot connect again");
+  }
+  const Node& node = *s.node;
+  auto conn = transport_.Connect(node, Deadline::InSeconds(clock(), node.ssh.connect_timeout_s));
+  if (!conn.ok()) return conn.status().WithContext("connecting again");
+  std::unique_ptr<Connection> old = std::exchange(s.connection, std::move(*conn));
+  auto agent = StartAgent(s, Deadline::InSeconds(clock(), options_.hello_timeout_s));
+  if (!agent.ok()) {
+    s.connection = std::move(old);
+    return agent.status().WithContext("starting its agent again");
+  }
+  // The old agent's process holds what it needs of the old connection.
+  if (s.agent) s.agent->Close(Millis(200));
+  s.agent = std::move(*agent);
+  return Status::Ok();
 }
 
 void Fleet::ForEach(const std::vector<std::string>& names,

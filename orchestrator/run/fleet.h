@@ -86,6 +86,14 @@ class Fleet {
   // `deadline` plus the node's shell_startup_s.
   Result<std::unique_ptr<AgentChannel>> StartAgent(NodeState& state, Deadline deadline);
 
+  // Asks a node that a stage lost contact with whether it is still there:
+  // a fresh connection and a fresh agent (it was pushed already), each by
+  // the node's own deadlines. On success they replace the node's (its old
+  // agent is closed) and the node stays usable; on failure the node is
+  // left as it was and the error says which step failed. Only where the
+  // transport Reconnects(). Call for a node no other thread is using.
+  Status Reconnect(NodeState& state);
+
   std::vector<NodeState*> Usable();
   // Takes a node out of the run after it was prepared (a stage found it
   // lost): Usable() and ForEach leave it out from now on, so later stages

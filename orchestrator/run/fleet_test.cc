@@ -165,6 +165,39 @@ TEST(Fleet, ANodeMarkedUnusableIsSkippedByLaterStagesWithItsReason) {
   EXPECT_EQ(OutcomeForNodeError(n2->status), Outcome::kFail);
 }
 
+TEST(Fleet, ReconnectGivesANodeThatAnswersAFreshAgentAndLeavesOneThatDoesNotAsItWas) {
+  std::string binary = FakeAgentBinary(EM_X86_64, "again");
+  auto nodes = Nodes(2);
+  FakeTransport t;
+  for (const auto& n : nodes) t.SetNode(n.name, ScriptedNode(t, n.name, "x86_64"));
+  FleetOptions o;
+  o.agent_binary = binary;
+  Fleet fleet(t, nodes, o);
+  ASSERT_TRUE(fleet.Prepare([](const NodeState&) {}).ok());
+  NodeState* n1 = fleet.Find("n1");
+  AgentChannel* first = n1->agent.get();
+  ASSERT_TRUE(fleet.Reconnect(*n1).ok());
+  EXPECT_EQ(t.ConnectCount("n1"), 2);
+  EXPECT_NE(n1->agent.get(), first) << "the node keeps its old agent";
+  EXPECT_TRUE(n1->usable());
+  EXPECT_EQ(t.UploadCount("n1"), 1) << "the agent is there already: nothing is pushed again";
+  auto hello = n1->agent->Call("facts", nlohmann::json::object(), Deadline::InSeconds(5));
+  EXPECT_TRUE(hello.ok()) << "the new agent does not answer: " << hello.status().ToString();
+
+  // n2 went away since: the error says which step failed, the node keeps
+  // what it had (its stage decides what that means).
+  FakeNode down;
+  down.connect_error = Status::Unreachable("n2: no route to host");
+  t.SetNode("n2", down);
+  NodeState* n2 = fleet.Find("n2");
+  AgentChannel* kept = n2->agent.get();
+  Status again = fleet.Reconnect(*n2);
+  EXPECT_TRUE(again.Is(ErrorKind::kUnreachable)) << again.ToString();
+  EXPECT_NE(again.ToString().find("connecting again"), std::string::npos) << again.ToString();
+  EXPECT_EQ(n2->agent.get(), kept);
+  std::remove(binary.c_str());
+}
+
 TEST(Fleet, ANodeOfAnotherArchitectureFailsWithWhatToBuild) {
   std::string binary = FakeAgentBinary(EM_X86_64, "x");
   auto nodes = Nodes(2);

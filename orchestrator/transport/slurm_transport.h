@@ -45,6 +45,7 @@ class SlurmTransport : public Transport {
   Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) override;
   nlohmann::json LauncherMeta() const override;
   std::string AllocationId() const override { return job_; }
+  bool Reconnects() const override { return false; }
 
   // One more agent on `node` as a Slurm step; `cmd` is the agent's command
   // line as the fleet gives it (argv[0] is replaced by the node's copy).

@@ -68,7 +68,13 @@ class BlockingCall {
 };
 
 // How long after a deadline the watchdog cuts a socket: libssh's own
-// timeout, set to the same deadline, normally ends the call first.
-inline constexpr Millis kWatchdogGrace{300};
+// timeout, set to the same deadline, normally ends the call first. Cutting
+// takes the whole session with it (every agent and command on it), so the
+// grace must outlast a thread that is merely late to run: at 256 simulated
+// nodes (load 287 on 2 cores) 300 ms cut three healthy nodes' sessions,
+// whose ports stage then called them lost. The watchdog is for calls that
+// never return on their own (libssh 0.10's SFTP reads retry on timeout);
+// for those 2 s more is little.
+inline constexpr Millis kWatchdogGrace{2000};
 
 }  // namespace cc

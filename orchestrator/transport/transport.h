@@ -93,6 +93,10 @@ class Transport {
   // Connects (and authenticates) to the node. Errors: kUnreachable,
   // kAuthFailed, kHostKeyMismatch (naming the fingerprint), kTimeout.
   virtual Result<std::unique_ptr<Connection>> Connect(const Node& node, Deadline deadline) = 0;
+  // Whether Connect may be called again for a node already connected, to
+  // ask it afresh whether it is there (Fleet::Reconnect). Slurm's agents
+  // are started once for the whole run by one srun: there is no second.
+  virtual bool Reconnects() const { return true; }
 };
 
 // Runs a command to completion and returns its stdout; kTimeout kills it.

@@ -45,23 +45,45 @@ PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& b
   std::snprintf(when, sizeof when, "between %.1f s and %.1f s", lost.alive_ms / 1000,
                 lost.after_ms / 1000);
   PortVerdict v;
-  v.kind = "node-lost";
-  v.severity = Outcome::kFail;
-  v.nodes = {lost.node};
   int measured = total(sent) + total(received);
-  v.message = lost.node + " was lost during the ports stage (" + lost.phase + ", " + when +
-              " after the stage started): its agent stopped answering (" + lost.reason + "). " +
-              (measured == 0 ? std::string("Nothing was measured with it before")
-                             : "Before that, " + std::to_string(measured) + " probes with " +
-                                   std::to_string(peers.size()) + " peers were measured") +
-              "; its other probes are not judged";
-  v.next_step = "check that " + lost.node +
-                " is up and its links are up (ping it, ip link, the console, dmesg), then run "
-                "the ports stage again";
+  const std::string before_that =
+      measured == 0 ? std::string("Nothing was measured with it before")
+                    : "Before that, " + std::to_string(measured) + " probes with " +
+                          std::to_string(peers.size()) + " peers were measured";
+  v.nodes = {lost.node};
+  if (lost.answered_again) {
+    v.kind = "contact-lost";
+    v.severity = Outcome::kWarn;
+    v.message = "the controller lost contact with " + lost.node +
+                "'s agent during the ports stage (" + lost.phase + ", " + when +
+                " after the stage started: " + lost.reason +
+                "), but a fresh connection to it answered at the end of the stage: the node is "
+                "up, and stays in the run. " +
+                before_that + "; its other probes are not judged";
+    v.next_step =
+        "run the ports stage again; should contact be lost again, look at this machine's load "
+        "during the run (a controller too loaded to keep its deadlines cuts its own sessions) "
+        "and at " +
+        lost.node + "'s sshd log";
+  } else {
+    v.kind = "node-lost";
+    v.severity = Outcome::kFail;
+    v.message = lost.node + " was lost during the ports stage (" + lost.phase + ", " + when +
+                " after the stage started): its agent stopped answering (" + lost.reason + ")" +
+                (lost.asked_again ? ", and a fresh connection to it failed too (" + lost.again + ")"
+                                  : std::string()) +
+                ". " + before_that + "; its other probes are not judged";
+    v.next_step = "check that " + lost.node +
+                  " is up and its links are up (ping it, ip link, the console, dmesg), then run "
+                  "the ports stage again";
+  }
   v.evidence = {{"lost_in", lost.phase},
                 {"alive_at_ms", std::round(lost.alive_ms)},
                 {"lost_after_ms", std::round(lost.after_ms)},
                 {"reason", lost.reason},
+                {"asked_again", lost.asked_again
+                                    ? nlohmann::json(lost.answered_again ? "answered" : lost.again)
+                                    : nlohmann::json(nullptr)},
                 {"measured_before",
                  {{"as_sender", sent},
                   {"as_receiver", received},

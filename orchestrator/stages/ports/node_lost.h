@@ -36,6 +36,12 @@ struct LostNode {
                         // node still answering
   double after_ms = 0;  // since the stage started: the loss was noticed
   std::string reason;   // the failure that showed it ("timeout: ...")
+  // The confirmation: whether a fresh connection was tried, and whether
+  // the node's agent answered on it; `again` is its failure, or what
+  // could not try.
+  bool asked_again = false;
+  bool answered_again = false;
+  std::string again;
 };
 
 // True when a failure of the agent channel means the node is gone
@@ -51,7 +57,8 @@ bool MeansNodeLost(const Status& s);
 bool HiddenByLoss(const std::string& src, const std::string& dst, Outcome o,
                   const std::string& state, const std::set<std::string>& lost);
 
-// The one verdict for `lost`. `before` are the probes with the node as
+// The one verdict for `lost`: `fail` node-lost, or `warn` contact-lost
+// when it answered again. `before` are the probes with the node as
 // sender or receiver that were measured (not hidden) before it was lost.
 PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& before);
 

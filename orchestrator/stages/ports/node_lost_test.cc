@@ -55,5 +55,33 @@ TEST(NodeLostVerdict, SaysSoWhenNothingWasMeasured) {
   EXPECT_NE(v.message.find("Nothing was measured with it before"), std::string::npos);
 }
 
+TEST(NodeLostVerdict, ANodeThatAnsweredAFreshConnectionIsAWarnNotAnAccusation) {
+  LostNode lost{"n3", "probe batch 2 of 3", 1020, 12250,
+                "unreachable: connection was cut at an earlier deadline"};
+  lost.asked_again = true;
+  lost.answered_again = true;
+  PortVerdict v = NodeLostVerdict(lost, {{"n1", "n3", 22, PortKind::kSsh, "open", Outcome::kPass}});
+  EXPECT_EQ(v.kind, "contact-lost");
+  EXPECT_EQ(v.severity, Outcome::kWarn);
+  EXPECT_EQ(v.nodes, (std::vector<std::string>{"n3"}));
+  EXPECT_NE(v.message.find("the controller lost contact with n3's agent"), std::string::npos)
+      << v.message;
+  EXPECT_NE(v.message.find("the node is up"), std::string::npos) << v.message;
+  EXPECT_EQ(v.evidence["asked_again"], "answered");
+}
+
+TEST(NodeLostVerdict, ANodeThatFailedAFreshConnectionTooIsLostAndTheVerdictSaysBoth) {
+  LostNode lost{"n3", "retests", 1020, 12250, "timeout: no probes"};
+  lost.asked_again = true;
+  lost.again = "unreachable: connecting again: no route to host";
+  PortVerdict v = NodeLostVerdict(lost, {});
+  EXPECT_EQ(v.kind, "node-lost");
+  EXPECT_EQ(v.severity, Outcome::kFail);
+  EXPECT_NE(v.message.find("a fresh connection to it failed too (unreachable: connecting again"),
+            std::string::npos)
+      << v.message;
+  EXPECT_EQ(v.evidence["asked_again"], "unreachable: connecting again: no route to host");
+}
+
 }  // namespace
 }  // namespace cc

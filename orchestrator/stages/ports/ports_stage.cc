@@ -31,6 +31,8 @@
 
 #include "common/random_hex.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/fanout.h"
+#include "orchestrator/run/fleet.h"
 #include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/probe_pacer.h"
 #include "orchestrator/run/schedule.h"
@@ -141,6 +143,7 @@ class PortsStage : public Stage {
         [&](Peer& p) {
           if (MeansNodeLost(p.stop)) MarkLost(p.name, "stop", alive_ms, p.stop);
         });
+    AskLostAgain(ctx);
     ctx.progress().FinishStage();
     auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -414,11 +417,37 @@ class PortsStage : public Stage {
     lost_[node] = LostNode{node, phase, alive_ms, SinceStartMs(), why.ToString()};
   }
 
+  // The confirmation (node_lost.h): each lost node asked again over a
+  // fresh connection, all at once within the fleet's window; the stage's
+  // listeners are closed by then, so a node that answers has nothing more
+  // measured, but it is not accused and stays in the run with its new agent.
+  void AskLostAgain(StageContext& ctx) {
+    std::vector<LostNode*> lost;
+    for (auto& [name, l] : lost_) lost.push_back(&l);
+    if (lost.empty()) return;
+    if (!ctx.fleet().transport().Reconnects()) {
+      for (LostNode* l : lost) {
+        l->again = "the " + ctx.fleet().transport().name() + " launcher cannot connect again";
+      }
+      return;
+    }
+    SlidingWindow(lost.size(), static_cast<size_t>(ctx.fleet().fanout()), [&](size_t i) {
+      LostNode& l = *lost[i];
+      NodeState* s = ctx.fleet().Find(l.node);
+      if (s == nullptr) return;
+      l.asked_again = true;
+      Status again = ctx.fleet().Reconnect(*s);
+      l.answered_again = again.ok();
+      if (!again.ok()) l.again = again.ToString();
+    });
+  }
+
   // A lost node is not tried again by later stages (Fleet::MarkUnusable):
   // its node-lost verdict already says what happened, and waiting on it
   // again would cost every later stage its deadline.
   void TakeLostOutOfFleet(StageContext& ctx) const {
     for (const auto& [name, l] : lost_) {
+      if (l.answered_again) continue;  // it is there: only contact was lost
       ctx.fleet().MarkUnusable(
           name, Status::Unreachable("lost during the ports stage (" + l.phase + "): " + l.reason),
           "lost in ports");
@@ -601,7 +630,10 @@ void PortsStage::RecordListen(StageContext& ctx, const Peer& p) {
   if (!note.empty()) msg += "; " + note;
   if (Lost(p.name)) {
     // The node-lost verdict says it all; this row is what it did before.
-    msg += "; then the node was lost (" + lost_.at(p.name).phase + ")";
+    const LostNode& l = lost_.at(p.name);
+    msg += (l.answered_again ? "; then the controller lost contact with it ("
+                             : "; then the node was lost (") +
+           l.phase + ")";
   } else if (!p.stop.ok()) {
     msg += "; " + StopNotConfirmed(p);
     o = Worse(o, Outcome::kError);
@@ -622,7 +654,10 @@ void PortsStage::HideLost() {
         {"outcome", OutcomeName(r.outcome)}, {"state", r.state}, {"message", r.message}};
     r.outcome = Outcome::kSkip;
     r.state = kNodeLostState;
-    r.message = "not judged: " + who + " was lost during " + lost_.at(who).phase;
+    const LostNode& l = lost_.at(who);
+    r.message = l.answered_again ? "not judged: the controller lost contact with " + who +
+                                       " during " + l.phase + " (it answered again later)"
+                                 : "not judged: " + who + " was lost during " + l.phase;
   }
 }
 
@@ -717,7 +752,9 @@ void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms, do
   size_t n = passes_stored_ + pairs.size();
   ctx.Record(std::move(pairs));
   Json lost = Json::array();
-  for (const auto& [name, l] : lost_) lost.push_back({{"node", name}, {"phase", l.phase}});
+  for (const auto& [name, l] : lost_) {
+    lost.push_back({{"node", name}, {"phase", l.phase}, {"answered_again", l.answered_again}});
+  }
   Json summary = {{"nodes", peers_.size()},
                   {"ports", settings_.ports},
                   {"ephemeral_samples", settings_.ephemeral_samples},
