@@ -38,7 +38,9 @@
 # CCSCALE_WRAP="heaptrack -o F" puts a profiler in front of the run.
 # CCSCALE_DIAL_BACK=1 sets [ssh] dial_back = true: ssh starts the agents,
 # which dial the controller back and answer over TCP (no libssh buffers
-# for their answers on the controller).
+# for their answers on the controller); =0 sets it false. Unset, the
+# inventory leaves it to clustercheck: on past 128 nodes. A row whose
+# agents dialled back says "ssh-dial" in its via column.
 # CCSCALE_SSH=0 leaves out the ssh rows (with --slurm-upto: Slurm alone).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -112,8 +114,9 @@ one() {
       -e "/^\[defaults\]/a env = { HOME = \"$OUT/home\" }" "$D/inventory.toml"
     printf '\n[slurm]\nagent_dir = "%s"\ntime_limit = "60"\n' \
       "$(sed -n 's/^SLURMCLUSTER_LOCAL=//p' "$slurm_env")"
-  elif [ "${CCSCALE_DIAL_BACK:-0}" = 1 ]; then
-    sed 's/^\[ssh\]$/[ssh]\ndial_back = true/' "$D/inventory.toml"
+  elif [ -n "${CCSCALE_DIAL_BACK:-}" ]; then
+    sed "s/^\[ssh\]\$/[ssh]\ndial_back = $([ "$CCSCALE_DIAL_BACK" = 1 ] && echo true || echo false)/" \
+      "$D/inventory.toml"
   else
     cat "$D/inventory.toml"
   fi >"$OUT/scale.toml"
@@ -147,6 +150,8 @@ one() {
   local rss_kb user sys
   rss_kb=$(kv max_rss_kb); user=$(kv user_s); sys=$(kv sys_s)
   meta=$(sqlite3 "$DB" "select meta from runs where id=1")
+  local SHOWN=$VIA
+  [ "$VIA" = ssh ] && jq -e '.launcher.dial_back' <<<"$meta" >/dev/null 2>&1 && SHOWN=ssh-dial
   local probes probe_ms rate p90 retests results db_bytes verdicts
   probes=$(jq -r '.ports.probes // 0' <<<"$meta")
   probe_ms=$(jq -r '.ports.probe_ms // 0' <<<"$meta")
@@ -159,7 +164,7 @@ one() {
   local wall
   wall=$(awk -F': ' '$1 ~ /Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$OUT/time.txt")
   printf '%s %s %s %s %.1f %s %s %s %s %s %s %s %.2f %.1f %.1f %.1f %s %.1f %s %s %s %s %s\n' \
-    "$N" "$VIA" $((N * (N - 1) / 2)) "$rc" "$wall" \
+    "$N" "$SHOWN" $((N * (N - 1) / 2)) "$rc" "$wall" \
     "$(stage_s connect "$OUT/run.err")" "$(stage_s facts "$OUT/run.err")" \
     "$(stage_s parity "$OUT/run.err")" "$(stage_s health "$OUT/run.err")" \
     "$(stage_s nics "$OUT/run.err")" "$(stage_s ports "$OUT/run.err")" \
@@ -169,14 +174,15 @@ one() {
     "$(echo "$(tv 'Maximum resident set size' "$OUT/report-time.txt") / 1024" | bc -l)" \
     "$results" "$(echo "$db_bytes / 1048576" | bc -l)" "$rate" "$p90" "$retests" \
     "$(cat "$OUT/load.txt" 2>/dev/null || echo -)" "$verdicts" >>"$ROWS"
-  local peaks="$N $VIA" seg kb
+  local peaks="$N $SHOWN" seg kb
   for seg in $PEAK_COLS; do
     kb=$(kv "peak_kb\\.$seg")
     peaks="$peaks $([ -n "$kb" ] && echo "scale=1; $kb / 1024" | bc || echo -)"
   done
   echo "$peaks" >>"$PEAKS"
   {
-    echo "== $N nodes via $VIA: exit $rc: $(head -1 "$OUT/run.out")"
+    echo "== $N nodes via $SHOWN: exit $rc: $(head -1 "$OUT/run.out")"
+    echo "launcher: $(jq -c '.launcher // "ssh channels"' <<<"$meta")"
     echo "results that are not pass or skip:"
     sqlite3 "$DB" "select '  ' || stage || '/' || check_name || ' ' || outcome || ' x' || count(*) || ': ' || substr(min(message), 1, 160) from (select stage, check_name, outcome, message from node_results where run_id=1 union all select stage, check_name, outcome, message from pair_results where run_id=1) where outcome not in ('pass','skip') group by stage, check_name, outcome"
     echo "verdicts:"
@@ -194,8 +200,12 @@ for n in "$@"; do
 done
 
 echo
-MODE="via ssh: agents answer over their ssh channels"
-[ "${CCSCALE_DIAL_BACK:-0}" = 1 ] && MODE="via ssh: [ssh] dial_back = true"
+MODE="via ssh: agents answer over their ssh channels; via ssh-dial: they dial back ([ssh] dial_back"
+case ${CCSCALE_DIAL_BACK:-} in
+  1) MODE="$MODE = true)" ;;
+  0) MODE="$MODE = false: none)" ;;
+  *) MODE="$MODE unset: on past 128 nodes)" ;;
+esac
 [ "$SLURM_UPTO" -gt 0 ] && MODE="$MODE; via slurm: transport = \"slurm\" up to $SLURM_UPTO nodes"
 echo "== bench/scale: healthy simulated nodes, $MODE; all stages, [defaults] gpus = 0 =="
 { echo "$COLS"; cat "$ROWS"; } | column -t
@@ -208,7 +218,7 @@ while read -r f; do cat "$f"; done <"$VERDICT_FILES"
 
 # Growth: e = ln(y2/y1) / ln(n2/n1) between consecutive sizes and over the
 # whole range, for the columns that are costs.
-for via in ssh slurm; do
+for via in ssh ssh-dial slurm; do
   awk -v via=$via '$2 == via' "$ROWS" >"$ROWS.$via"
   [ "$(wc -l <"$ROWS.$via")" -ge 2 ] || continue
   echo

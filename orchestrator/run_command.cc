@@ -338,6 +338,12 @@ int RunClusterCheck(const RunOptions& o) {
     (*store)->FinishRun(*run_id, "aborted", kExitUsage);
     return kExitUsage;
   }
+  if (progress_out && inv->ssh.dial_back_auto && !transport->LauncherMeta().is_null()) {
+    std::fprintf(progress_out,
+                 "clustercheck: %zu nodes, more than %zu: their agents dial back to this machine "
+                 "(those that cannot speak over ssh; [ssh] dial_back = false keeps all on ssh)\n",
+                 inv->nodes.size(), kDialBackAboveNodes);
+  }
   Status prepared = ConnectAll(ctx, fleet, inv->nodes.size());
   if (nlohmann::json launcher = transport->LauncherMeta(); !launcher.is_null()) {
     (*store)->SetRunMeta(*run_id, "launcher", launcher);

@@ -58,7 +58,10 @@ void ParseSsh(const toml::table& t, SshSettings& ssh, ErrorList& err) {
         ssh.agent_dir = *s;
       }
     } else if (k == "dial_back") {
-      if (auto v = GetBool(value, p, err)) ssh.dial_back = *v;
+      if (auto v = GetBool(value, p, err)) {
+        ssh.dial_back = *v;
+        ssh.dial_back_given = true;
+      }
     } else if (k == "dial_back_listen") {
       std::optional<std::string> s = GetString(value, p, err);
       if (s && !IsListenAddress(*s)) {
@@ -234,6 +237,11 @@ void ParseTop(const toml::table& root, Inventory& inv, const Environment& env, E
     // defaults, groups, nodes, nodes_from_env: BuildNodes, after [ssh].
   }
   BuildNodes(root, inv, env, err);
+  if (inv.transport == "ssh" && !inv.ssh.dial_back_given &&
+      inv.nodes.size() > kDialBackAboveNodes) {
+    inv.ssh.dial_back = inv.ssh.dial_back_auto = true;
+    for (Node& n : inv.nodes) n.ssh.dial_back = n.ssh.dial_back_auto = true;
+  }
 }
 
 std::string DisplayPath(const std::string& path) { return path.empty() ? "<inventory>" : path; }

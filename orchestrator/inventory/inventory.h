@@ -15,6 +15,7 @@
 //               agent_path, agent_dir, listen, launch_timeout_s, ...
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -44,11 +45,22 @@ struct SshSettings {
   // protocol there (agent/dial_back.h); ssh carries only the start and the
   // agent's stderr. A controller then holds no ssh buffers for the agents'
   // answers: what makes hundreds of nodes fit in a few MB per node.
+  // Unset, it is on for inventories of more than kDialBackAboveNodes nodes
+  // over ssh (`dial_back_auto`), where an agent that cannot dial back
+  // falls back to speaking over ssh; `dial_back = false` keeps ssh.
   bool dial_back = false;
+  bool dial_back_given = false;  // the inventory set dial_back itself
+  bool dial_back_auto = false;   // on because of the node count
   // Where they dial: "ADDR" or "ADDR:PORT" on this machine; "" = the
   // address this machine reaches the first node from, any port.
   std::string dial_back_listen;
 };
+
+// Past this many nodes an ssh controller holding every agent's answers in
+// its libssh sessions outgrew 64 MB (229 MB at 256 simulated nodes, 60 MB
+// at 128; with dial_back 60 MB at 256), so dial_back is on unless the
+// inventory says otherwise.
+inline constexpr size_t kDialBackAboveNodes = 128;
 
 struct Node {
   std::string name;                        // as written or expanded from a hostlist

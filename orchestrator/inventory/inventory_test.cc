@@ -71,6 +71,29 @@ TEST(Inventory, SshDialBackIsOffByDefaultAndReachesEveryNode) {
             "pod.toml:4:13: ssh.dial_back: expected true or false, got a string");
 }
 
+// Past kDialBackAboveNodes nodes over ssh, dial_back is on unless the
+// inventory sets it; below, or when set, it is as written.
+TEST(Inventory, DialBackIsOnPastTheNodeCountUnlessTheInventorySetsIt) {
+  auto nodes = [](int n, const std::string& extra) {
+    return extra + "[[groups]]\nname = \"a\"\nnodes = [\"n[1-" + std::to_string(n) + "]\"]\n";
+  };
+  auto big = ParseInventory(nodes(129, ""), "big.toml");
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  EXPECT_TRUE(big->ssh.dial_back);
+  EXPECT_TRUE(big->ssh.dial_back_auto);
+  EXPECT_TRUE(big->nodes.back().ssh.dial_back_auto);
+  auto small = ParseInventory(nodes(128, ""), "small.toml");
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_FALSE(small->ssh.dial_back);
+  auto off = ParseInventory(nodes(200, "[ssh]\ndial_back = false\n"), "off.toml");
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->ssh.dial_back);
+  EXPECT_FALSE(off->nodes[0].ssh.dial_back);
+  auto local = ParseInventory(nodes(200, "transport = \"local\"\n"), "local.toml");
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_FALSE(local->ssh.dial_back);
+}
+
 TEST(Inventory, UnknownNodeSettingIsLocated) {
   EXPECT_EQ(Error("[[nodes]]\nname = \"n1\"\ngpu = 8\n"),
             "pod.toml:3:1: nodes[0].gpu: unknown key (did you mean 'gpus'?)");

@@ -113,6 +113,7 @@ void Fleet::PrepareOne(NodeState& s) {
     return;
   }
   s.agent = std::move(*agent);
+  s.warnings = s.connection->Warnings();  // starting it may have added one
   if (s.shell_noise.empty()) s.shell_noise = s.agent->preamble();
 }
 

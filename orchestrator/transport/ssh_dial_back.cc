@@ -136,7 +136,10 @@ Result<std::unique_ptr<RemoteProcess>> SshDialBack::Start(const std::string& nod
 }
 
 nlohmann::json SshDialBack::Meta() const {
-  return {{"launcher", "ssh"}, {"dial_back", connect_}, {"refused", listener_->refusals()}};
+  return {{"launcher", "ssh"},
+          {"dial_back", connect_},
+          {"refused", listener_->refusals()},
+          {"over_ssh", fell_back_.load()}};
 }
 
 }  // namespace cc

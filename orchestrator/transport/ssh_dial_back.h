@@ -55,6 +55,9 @@ class SshDialBack {
                              const std::string& connect, const CommandLine& agent);
 
   const std::string& connect() const { return connect_; }
+  // An agent that did not dial back was started over ssh instead
+  // (dial_back_auto); counted in Meta as "over_ssh".
+  void NoteFellBack() { ++fell_back_; }
   // For the run's meta "launcher".
   nlohmann::json Meta() const;
 
@@ -64,6 +67,7 @@ class SshDialBack {
   const std::string secret_;
   const std::string connect_;  // HOST:PORT the agents dial
   std::atomic<int> next_slot_{1};
+  std::atomic<int> fell_back_{0};
 };
 
 }  // namespace cc

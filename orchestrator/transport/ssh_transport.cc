@@ -49,12 +49,13 @@ class SshConnection : public Connection {
 
   SshConnection(std::shared_ptr<SshSession> session, std::string where,
                 std::vector<std::string> warnings, std::string node, SshDialBack* dial_back,
-                Reopen reopen)
+                bool fall_back, Reopen reopen)
       : session_(std::move(session)),
         where_(std::move(where)),
         warnings_(std::move(warnings)),
         node_(std::move(node)),
         dial_back_(dial_back),
+        fall_back_(fall_back),
         reopen_(std::move(reopen)) {}
 
   Result<std::unique_ptr<RemoteProcess>> Start(const CommandLine& cmd, Deadline deadline) override {
@@ -62,15 +63,28 @@ class SshConnection : public Connection {
     Status open = EnsureSession(deadline);
     if (!open.ok()) return open;
     if (cmd.agent && dial_back_ != nullptr) {
+      // Chosen by the node count (kDialBackAboveNodes), dialling back gets
+      // half the time: the rest is for the agent over ssh, should this
+      // node not reach the controller (a firewall the site never needed).
+      Deadline dial = fall_back_ ? deadline.Within(std::chrono::duration_cast<Millis>(
+                                       Millis(deadline.RemainingMs()) / 2))
+                                 : deadline;
       auto agent = dial_back_->Start(
           node_, cmd,
           [this](const CommandLine& c, Deadline d) {
             return SshProcess::Start(session_, ShellQuoteCommand(c), where_, d);
           },
-          deadline);
+          dial);
       // Its ssh command is closed (ssh_dial_back.h); so is the session.
       if (agent.ok() && reopen_) session_.reset();
-      return agent;
+      if (agent.ok() || !fall_back_ || session_ == nullptr || session_->broken() ||
+          !(agent.status().Is(ErrorKind::kTimeout) || agent.status().Is(ErrorKind::kEof))) {
+        return agent;
+      }
+      dial_back_->NoteFellBack();
+      warnings_.push_back("its agent did not dial back (" + agent.status().ToString() +
+                          "): it speaks over ssh, as with [ssh] dial_back = false");
+      dial_back_ = nullptr;  // and so do its later agents
     }
     return SshProcess::Start(session_, ShellQuoteCommand(cmd), where_, deadline);
   }
@@ -137,6 +151,7 @@ class SshConnection : public Connection {
   std::vector<std::string> warnings_;
   std::string node_;
   SshDialBack* dial_back_;  // the transport's; null: agents speak over ssh
+  bool fall_back_;          // dial_back_auto: an agent that cannot dial uses ssh
   Reopen reopen_;           // set with dial_back: session_ may be null
 };
 
@@ -376,7 +391,7 @@ Result<std::unique_ptr<Connection>> SshTransport::Connect(const Node& node, Dead
   }
   return std::unique_ptr<Connection>(std::make_unique<SshConnection>(
       *session, "ssh " + who, std::move(warnings), node.name,
-      node.ssh.dial_back ? dial_back_.get() : nullptr, std::move(reopen)));
+      node.ssh.dial_back ? dial_back_.get() : nullptr, node.ssh.dial_back_auto, std::move(reopen)));
 }
 
 Status SshTransport::Begin(const Inventory& inventory, const std::string&) {
@@ -387,13 +402,26 @@ Status SshTransport::Begin(const Inventory& inventory, const std::string&) {
   auto opened =
       SshDialBack::Open(inventory.ssh.dial_back_listen,
                         first.address.empty() ? first.name : first.address, std::move(names));
+  if (!opened.ok() && inventory.ssh.dial_back_auto) {
+    // Not asked for: the agents speak over ssh, as below the node count.
+    std::fprintf(stderr, "clustercheck: [ssh] dial_back not used: %s\n",
+                 opened.status().ToString().c_str());
+    return Status::Ok();
+  }
   if (!opened.ok()) return opened.status();
   dial_back_ = std::move(*opened);
+  dial_back_auto_ = inventory.ssh.dial_back_auto;
   return Status::Ok();
 }
 
 nlohmann::json SshTransport::LauncherMeta() const {
-  return dial_back_ ? dial_back_->Meta() : nlohmann::json(nullptr);
+  if (!dial_back_) return nullptr;
+  nlohmann::json meta = dial_back_->Meta();
+  if (dial_back_auto_) {
+    meta["dial_back_chosen"] = "more than " + std::to_string(kDialBackAboveNodes) +
+                               " nodes and no [ssh] dial_back in the inventory";
+  }
+  return meta;
 }
 
 }  // namespace cc

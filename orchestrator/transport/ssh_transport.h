@@ -50,6 +50,7 @@ class SshTransport : public Transport {
 
  private:
   std::unique_ptr<SshDialBack> dial_back_;  // null without [ssh] dial_back
+  bool dial_back_auto_ = false;             // on by the node count (Inventory)
 };
 
 }  // namespace cc

@@ -193,6 +193,37 @@ TEST_F(SshTransportTest, DialBackStartsTheAgentOverSshAndItSpeaksOverItsOwnConne
   EXPECT_EQ(t.LauncherMeta()["refused"].size(), 0u) << dial;
 }
 
+TEST_F(SshTransportTest, AnAutoDialBackAgentThatCannotDialIsStartedOverSshWithAWarning) {
+  Inventory inv;
+  inv.ssh.dial_back = inv.ssh.dial_back_auto = true;  // as past kDialBackAboveNodes
+  inv.ssh.dial_back_listen = "127.0.0.1";
+  Node n = FixtureNode();
+  n.ssh.dial_back = n.ssh.dial_back_auto = true;
+  inv.nodes = {n};
+  SshTransport t;
+  ASSERT_TRUE(t.Begin(inv, "").ok());
+  auto c = t.Connect(inv.nodes[0], Generous());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  // An "agent" that ignores --connect: it leaves its ssh command and never
+  // dials, as one behind a firewall would look from here.
+  CommandLine agent{{"sh", "-c", "echo over-ssh; sleep 1", "agent"}, {}, true};
+  auto t0 = std::chrono::steady_clock::now();
+  auto p = (*c)->Start(agent, Deadline::In(Millis(4000)));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_LT(SecondsSince(t0), 4.0) << "the dial back took all the time";
+  auto line = (*p)->ReadLine(Generous());
+  ASSERT_TRUE(line.ok()) << line.status().ToString();
+  EXPECT_EQ(*line, "over-ssh");
+  ASSERT_EQ((*c)->Warnings().size(), 1u);
+  EXPECT_NE((*c)->Warnings()[0].find("did not dial back"), std::string::npos)
+      << (*c)->Warnings()[0];
+  EXPECT_EQ(t.LauncherMeta()["over_ssh"], 1);
+  EXPECT_NE(t.LauncherMeta().value("dial_back_chosen", "").find("more than 128 nodes"),
+            std::string::npos)
+      << t.LauncherMeta().dump();
+  (*p)->Wait(Generous());
+}
+
 TEST_F(SshTransportTest, WithoutDialBackThereIsNoListenerAndNoLauncherMeta) {
   Inventory inv;
   inv.nodes = {FixtureNode()};
