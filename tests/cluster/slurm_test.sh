@@ -273,8 +273,12 @@ srun_run srun_healthy
   { not_ok "[slurm] steps, healthy: exit $rc"; indent <"$dir/srun_healthy.out"; }
 expect "the mpi job was a Slurm step in rank order, not mpirun" "env|1|1|0" \
   "select json_extract(meta, '\$.mpi.argv[0]'), instr(json_extract(meta, '\$.mpi.argv'), '\"SLURM_HOSTFILE=') > 0, instr(json_extract(meta, '\$.mpi.argv'), '\"--mpi=pmix\"') > 0, instr(json_extract(meta, '\$.mpi.argv'), 'mpirun') from runs where id=$run_id"
-expect "all 28 pairs measured, latency and bandwidth" "pass|56" \
-  "select outcome, count(*) from pair_results where run_id=$run_id and stage='mpi' group by 1"
+# Measured: a pass, or a flaky warn whose quiet retest passed (on a
+# loaded CI machine a first job may lose a pair; the retest is the
+# confirmation, and the run stays PASS). Anything else is a defect.
+expect "all 28 pairs measured, latency and bandwidth" "56|0" \
+  "select count(*), sum(not (outcome = 'pass' or (outcome = 'warn' and json_extract(evidence, '\$.confirmation') = 'flaky'))) from pair_results where run_id=$run_id and stage='mpi'"
+q "select '#   ' || outcome || ' ' || src || '>' || dst || ' ' || check_name || ': ' || substr(message, 1, 200) from pair_results where run_id=$run_id and stage='mpi' and outcome != 'pass'"
 wait_for 30 queue_empty >/dev/null && ok "and nothing is left in squeue" || not_ok "jobs left after the steps' mpi"
 data3=$("$sc" addr node3 0)
 "$sc" fault node3 iptables -A INPUT -d "$data3" -p tcp --syn -j REJECT --reject-with tcp-reset ||
