@@ -71,7 +71,8 @@ PortVerdict NodeLostVerdict(const LostNode& lost, const std::vector<PortCell>& b
     v.message = lost.node + " was lost during the ports stage (" + lost.phase + ", " + when +
                 " after the stage started): its agent stopped answering (" + lost.reason + ")" +
                 (lost.asked_again ? ", and a fresh connection to it failed too (" + lost.again + ")"
-                                  : std::string()) +
+                 : lost.again.empty() ? std::string()
+                                      : " (not asked again: " + lost.again + ")") +
                 ". " + before_that + "; its other probes are not judged";
     v.next_step = "check that " + lost.node +
                   " is up and its links are up (ping it, ip link, the console, dmesg), then run "

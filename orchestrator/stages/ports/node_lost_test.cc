@@ -81,6 +81,13 @@ TEST(NodeLostVerdict, ANodeThatFailedAFreshConnectionTooIsLostAndTheVerdictSaysB
             std::string::npos)
       << v.message;
   EXPECT_EQ(v.evidence["asked_again"], "unreachable: connecting again: no route to host");
+
+  // Under Slurm there is no second connection: the verdict says so.
+  LostNode unasked{"n3", "retests", 1020, 12250, "timeout: no probes"};
+  unasked.again = "the slurm launcher cannot connect again";
+  EXPECT_NE(NodeLostVerdict(unasked, {})
+                .message.find("(not asked again: the slurm launcher cannot connect again)"),
+            std::string::npos);
 }
 
 }  // namespace
