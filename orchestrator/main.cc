@@ -72,6 +72,8 @@ CLI::App* AddRunCommand(CLI::App& app, cc::RunOptions& run, std::string& stages,
   cmd->add_option("--rerun-failed", run.rerun_failed,
                   "only the nodes and pairs that failed, hung or errored in this run");
   cmd->add_flag("--dry-run", run.dry_run, "print the plan (stages, rounds, time) and stop");
+  cmd->add_flag("--no-containment", run.no_containment,
+                "run every stage on every node, even those with a cause found earlier");
   return cmd;
 }
 

@@ -136,11 +136,12 @@ IdentitySources GatherIdentitySources(const Inventory& inv) {
 }
 
 // Applies the parts of the command line that need the inventory: --limit, --set,
-// the stages, --rerun-failed and --dry-run; checks that ssh has a key to
+// --no-containment, the stages, --rerun-failed and --dry-run; checks that ssh has a key to
 // offer. Returns the exit code when the command ends here (a bad argument,
 // a rerun that answered itself, a plan printed), -1 to go on.
 int PrepareRun(const RunOptions& o, Inventory& inv, std::vector<std::string>* stages,
                nlohmann::json* rerun_meta) {
+  if (o.no_containment) inv.containment = false;
   if (!o.limit.empty()) {
     Status s = LimitNodes(inv, o.limit);
     if (!s.ok()) {

@@ -35,7 +35,9 @@ struct RunOptions {
   int64_t rerun_failed = 0;         // only what failed in this run; 0 = off
   bool dry_run = false;             // print the plan, contact nothing
   int fanout = 0;                   // 0 = inventory's ssh.fanout
-  std::string agent_binary;         // "" = next to this executable
+  // Every stage on every node, causes or not (Inventory::containment).
+  bool no_containment = false;
+  std::string agent_binary;  // "" = next to this executable
   // --set STAGE.KEY=VALUE, over the inventory's [stages.<stage>] tables.
   std::vector<std::string> settings;
   std::string argv;  // as typed, for the record

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/hostlist.h"
+#include "orchestrator/analysis/causes.h"
 #include "orchestrator/stages/stages.h"
 #include "reports/pair_matrix.h"
 #include "reports/retests.h"
@@ -181,6 +182,26 @@ std::string RenderMatrixText(const PairMatrix& m, bool color) {
   return o.str();
 }
 
+namespace {
+
+// "link-down on node4", "firewall between node2 and node5", joined by ", ".
+std::string CausesPhrase(const std::vector<Verdict>& causes) {
+  std::string out;
+  for (const Verdict& v : causes) {
+    std::string where;
+    if (v.cause == CauseScope::kLink && !v.pairs.empty()) {
+      where = "between " + v.pairs[0].first + " and " + v.pairs[0].second;
+      if (v.pairs.size() > 1) where += " (+" + std::to_string(v.pairs.size() - 1) + " links)";
+    } else {
+      where = "on " + FoldHostlist(v.nodes);
+    }
+    out += (out.empty() ? "" : ", ") + v.kind + " " + where + " (" + v.stage + ")";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string VerdictLine(const RunData& d) {
   OutcomeCounts c = CountOutcomes(d);
   std::set<std::string> bad_nodes;
@@ -200,11 +221,30 @@ std::string VerdictLine(const RunData& d) {
     bool bad = IsFailOrHang(r.outcome);
     if (r.node != "*" && bad) bad_nodes.insert(r.node);
   }
+  // A cause names its nodes; the failures it explains are counted, not
+  // named (the rest of the cluster is not accused for them).
+  const std::vector<Verdict> causes = analysis::LeadingCauses(d);
+  const analysis::CausedScope caused = analysis::ScopeOfCauses(causes);
+  size_t explained = 0;
+  OutcomeCounts unexplained;
+  for (const auto& r : d.node_results) {
+    if (!IsFailOrHang(r.outcome) || !caused.nodes.count(r.node)) continue;
+    ++explained;
+    bad_nodes.erase(r.node);
+  }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
-    if (IsFailOrHang(r.outcome)) {
-      bad_pairs.insert(std::min(r.src, r.dst) + ">" + std::max(r.src, r.dst));
+    if (!IsFailOrHang(r.outcome)) continue;
+    if (caused.Covers(r.src, r.dst)) {
+      ++explained;
+      continue;
     }
+    bad_pairs.insert(std::min(r.src, r.dst) + ">" + std::max(r.src, r.dst));
+    (r.outcome == Outcome::kHang ? unexplained.hang : unexplained.fail)++;
+  }
+  for (const auto& r : d.node_results) {
+    if (!IsFailOrHang(r.outcome) || caused.nodes.count(r.node)) continue;
+    (r.outcome == Outcome::kHang ? unexplained.hang : unexplained.fail)++;
   }
   std::ostringstream o;
   if (d.run.status == "interrupted") {
@@ -220,7 +260,22 @@ std::string VerdictLine(const RunData& d) {
   } else {
     o << "PASS: ";
   }
-  if (c.bad() > 0) {
+  const bool judged = d.run.status != "interrupted" && d.run.status != "killed";
+  if (!causes.empty() && judged) {
+    o << CausesPhrase(causes);
+    if (explained > 0) {
+      o << "; " << explained << " failed result" << (explained == 1 ? "" : "s") << " explained by "
+        << (causes.size() == 1 ? "it" : "them");
+    }
+    if (unexplained.bad() > 0) {
+      o << "; also " << unexplained.fail << " failed, " << unexplained.hang << " hung";
+      if (!bad_nodes.empty()) {
+        std::vector<std::string> sorted(bad_nodes.begin(), bad_nodes.end());
+        o << " on " << FoldHostlist(sorted);
+      }
+      if (!bad_pairs.empty()) o << "; " << bad_pairs.size() << " node pairs bad";
+    }
+  } else if (c.bad() > 0) {
     o << c.fail << " failed, " << c.hang << " hung";
     if (!bad_nodes.empty()) {
       std::vector<std::string> sorted(bad_nodes.begin(), bad_nodes.end());

@@ -13,7 +13,7 @@
 #include "common/hostlist.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
-#include "orchestrator/analysis/out_of_service.h"
+#include "orchestrator/analysis/causes.h"
 #include "orchestrator/analysis/verdict_next_step.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/stages/stages.h"
@@ -69,12 +69,34 @@ using analysis::NodesPhrase;
 using nlohmann::json;
 
 int KindRank(const std::string& kind) {
-  static const char* kOrder[] = {
-      "unreachable",  "auth-failed", "host-key",     "agent-failed",      "unhealthy",
-      "hang",         "bad-node",    "port-blocked", "widespread",        "bad-link",
-      "one-way",      "wrong-host",  "node-fail",    "bandwidth-outlier", "incompatible",
-      "pin-mismatch", "odd-version", "in-use",       "untested",          "flaky",
-      "warning"};
+  static const char* kOrder[] = {"unreachable",
+                                 "auth-failed",
+                                 "host-key",
+                                 "agent-failed",
+                                 "unhealthy",
+                                 "link-down",
+                                 "address-missing",
+                                 "wrong-prefix",
+                                 "wrong-subnet",
+                                 "duplicate-address",
+                                 "mtu",
+                                 "firewall",
+                                 "hang",
+                                 "bad-node",
+                                 "port-blocked",
+                                 "widespread",
+                                 "bad-link",
+                                 "one-way",
+                                 "wrong-host",
+                                 "node-fail",
+                                 "bandwidth-outlier",
+                                 "incompatible",
+                                 "pin-mismatch",
+                                 "odd-version",
+                                 "in-use",
+                                 "untested",
+                                 "flaky",
+                                 "warning"};
   for (size_t i = 0; i < std::size(kOrder); ++i) {
     if (kind == kOrder[i]) return static_cast<int>(i);
   }
@@ -293,17 +315,27 @@ void NodeCheckVerdicts(const RunData& d, const NodeOrder& order, std::vector<Ver
 }
 
 // A stage's own verdicts are taken as they are (their nodes in run
-// order); returns the stages that attributed their own failures.
+// order); returns the stages that attributed their own pair failures. A
+// node cause that names no pair (nics: node4's address has the wrong
+// prefix) attributes none: that stage's pairs still go to the pair rules.
 std::set<std::string> StageVerdicts(const RunData& d, const NodeOrder& order,
                                     std::vector<Verdict>& out) {
   std::set<std::string> stages;
   for (const Verdict& stored : d.verdicts) {
-    stages.insert(stored.stage);
+    if (stored.cause != CauseScope::kNode || !stored.pairs.empty()) stages.insert(stored.stage);
     Verdict v = stored;
     v.nodes = order.Sorted(std::set<std::string>(stored.nodes.begin(), stored.nodes.end()));
     out.push_back(std::move(v));
   }
   return stages;
+}
+
+// The stages that tested node pairs in this run.
+std::set<std::string> PairStages(const RunData& d) {
+  std::set<std::string> out;
+  for (const auto& r : d.pair_results) out.insert(r.stage);
+  for (const auto& g : d.routine_pairs.groups()) out.insert(g.stage);
+  return out;
 }
 
 // A failing node check of a node that is also a bad node of the same
@@ -334,19 +366,21 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
   ConnectVerdicts(data, order, out);
   NodeCheckVerdicts(data, order, out);
   StageNodeVerdicts(data, order, out);
-  // A node to reboot or drain tests no link: its pairs are its own.
-  std::set<std::string> out_of_service = analysis::OutOfServiceNodes(out);
+  auto attributed = StageVerdicts(data, order, out);
+  // A node or link with a cause tests nothing of its own: the pair rules
+  // see the rest of the cluster (causes.h).
+  analysis::CausedScope caused = analysis::ScopeOfCauses(out);
   std::map<std::string, size_t> hidden;
   std::optional<RunData> without;
-  if (!out_of_service.empty()) without = analysis::WithoutPairsOf(data, out_of_service, &hidden);
+  if (!caused.empty()) without = analysis::WithoutPairsOf(data, caused, &hidden);
   const RunData& pairs_data = without ? *without : data;
-  auto attributed = StageVerdicts(data, order, out);
   analysis::AnalyzePairs(pairs_data, options, order, attributed, out);
   analysis::FlakyVerdicts(data, order, out);
   analysis::FoldWarningsIntoFlaky(out);
   MergeIntoBadNodes(out);
   analysis::FoldSymptomsAcrossStages(data, out);
-  analysis::FoldIntoOutOfService(hidden, out);
+  analysis::FoldIntoCauses(hidden, analysis::StageRanks(data), PairStages(data), out);
+  analysis::SayWhatTheRestDid(data, out);
   analysis::MarkUnconfirmed(out);
   auto first_index = [&](const Verdict& v) {
     size_t i = SIZE_MAX;
@@ -354,9 +388,9 @@ std::vector<Verdict> Analyze(const RunData& data, const AnalysisOptions& options
     return i;
   };
   std::stable_sort(out.begin(), out.end(), [&](const Verdict& a, const Verdict& b) {
-    // A node to reboot or drain is named before every fabric verdict.
-    bool oa = analysis::TakesOutOfService(a), ob = analysis::TakesOutOfService(b);
-    if (oa != ob) return oa;
+    // A cause is named before every symptom and every other finding.
+    bool ca = analysis::IsCause(a), cb = analysis::IsCause(b);
+    if (ca != cb) return ca;
     int sa = OutcomeSeverity(a.severity), sb = OutcomeSeverity(b.severity);
     if (sa != sb) return sa > sb;
     int ka = KindRank(a.kind), kb = KindRank(b.kind);

@@ -3,6 +3,21 @@
 // "Data flow"). Each verdict names the node or link, carries its evidence
 // and a next step.
 //
+// Causes first (causes.h). A stage that establishes a fault of a node or
+// a link records it as a cause (verdict.h CauseScope, StageContext::
+// RecordCause), in these kinds, with its fix as next step:
+//   address-missing | wrong-prefix | wrong-subnet | duplicate-address |
+//   link-down | mtu     nics: the node's interface on the chosen network
+//   port-blocked | bad-node | wrong-host | node-lost (node), bad-link |
+//   one-way (link)      ports: the node's firewall, routing or link, or
+//                       one link's filter
+//   unhealthy           health: a node to reboot or drain
+// A cause leads the list; the pair rules do not see the pairs of its
+// scope; every other verdict that only causes explain is counted inside
+// the cause (Verdict::explains), and a later stage's cause an earlier
+// one explains is one of its symptoms. The run's headline names only the
+// nodes that carry a cause (reports/terminal.h VerdictLine).
+//
 // Kinds, and the rule behind each:
 //   unreachable | auth-failed | host-key   connect stage failures, by reason
 //   hang          any hang outcome (connect, a node check or a pair), named
@@ -35,10 +50,8 @@
 //   untested      checks that ended in `error` (could not be tested)
 //   unhealthy     health: a node's hardware finding, its evidence naming
 //                 the action (reset-gpu, reboot, drain, investigate). A
-//                 verdict whose action is reboot or drain takes its node
-//                 out of service (out_of_service.h): it leads the list,
-//                 its node's pairs are left out of the pair rules, and
-//                 what only it explains is folded into it
+//                 verdict whose action is reboot or drain is a node cause
+//                 (above)
 //
 // A failure whose retest could not run ("unconfirmed") is still named,
 // and its verdict's summary says "not confirmed" and why. A verdict's

@@ -26,16 +26,16 @@ void LiftUnconfirmed(json& e) {
   if (!unconfirmed.empty()) e["unconfirmed"] = unconfirmed;
 }
 
-// Stages in the order the run's results first name them.
+}  // namespace
+
 std::map<std::string, size_t> StageRanks(const RunData& d) {
   std::map<std::string, size_t> rank;
   for (const auto& r : d.node_results) rank.emplace(r.stage, rank.size());
   for (const auto& r : d.pair_results) rank.emplace(r.stage, rank.size());
   for (const auto& g : d.routine_pairs.groups()) rank.emplace(g.stage, rank.size());
+  for (const auto& v : d.verdicts) rank.emplace(v.stage, rank.size());
   return rank;
 }
-
-}  // namespace
 
 void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, size_t from) {
   std::map<std::string, size_t> first_of;
@@ -106,18 +106,15 @@ void FoldSymptomsAcrossStages(const RunData& d, std::vector<Verdict>& out) {
     const Verdict& v = out[i];
     Verdict& cause = kept[kept_index[cause_of.at(key(v))]];
     cause.severity = Worse(cause.severity, v.severity);
-    cause.evidence["symptoms"].push_back({{"stage", v.stage},
-                                          {"check", v.check},
-                                          {"summary", v.summary},
-                                          {"pairs", v.pairs.size()}});
+    cause.explains.push_back({v.kind, v.stage, v.check, v.summary, v.pairs.size()});
   }
   for (auto& v : kept) {
-    if (!v.evidence.contains("symptoms")) continue;
+    if (v.explains.empty()) continue;
     std::set<std::string> stages;
-    for (const auto& s : v.evidence["symptoms"]) stages.insert(s["stage"].get<std::string>());
+    for (const Symptom& s : v.explains) stages.insert(s.stage);
     std::string list;
     for (const auto& s : stages) list += (list.empty() ? "" : ", ") + s;
-    size_t n = v.evidence["symptoms"].size();
+    size_t n = v.explains.size();
     std::string what = v.kind == "flaky" ? "flaky finding" : "failure";
     v.summary += "; this also explains " + std::to_string(n) + " " + what + (n == 1 ? "" : "s") +
                  " in " + list;

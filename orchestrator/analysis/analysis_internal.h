@@ -48,8 +48,8 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
 // One node, one verdict: a node that is a bad node in several stages
 // (its link is down: nics and ports both fail with every peer) keeps the
 // verdict of the stage that ran first, which is closest to the cause (and
-// whose next step says it); the later ones become its evidence
-// "symptoms", and its summary says how many it explains.
+// whose next step says it); the later ones become its `explains`
+// (Verdict::explains), and its summary says how many it explains.
 // The same for a node that is flaky in several stages (a lossy link).
 void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
 
@@ -58,6 +58,10 @@ void FoldSymptomsAcrossStages(const RunData& data, std::vector<Verdict>& out);
 // (or are its flaky pair) are the same unreliable link, not a
 // second finding: they become the flaky verdict's evidence "warnings".
 void FoldWarningsIntoFlaky(std::vector<Verdict>& out);
+
+// Stages in the order the run's results first name them (the order they
+// ran in).
+std::map<std::string, size_t> StageRanks(const RunData& data);
 
 // The MTU most nodes of each subnet have, from the stages that measure
 // the cluster's networks (StageSpec::subnet_mtus), for verdict_next_step.h.

@@ -556,10 +556,34 @@ TEST(Analysis, ANodeBadInSeveralStagesIsOneVerdictWithItsSymptoms) {
   EXPECT_EQ(vs[0].kind, "bad-node");
   EXPECT_EQ(vs[0].stage, "nics");
   EXPECT_EQ(vs[0].next_step.rfind("bring eth0 of n4 up", 0), 0u) << vs[0].next_step;
-  ASSERT_EQ(vs[0].evidence["symptoms"].size(), 1u);
-  EXPECT_EQ(vs[0].evidence["symptoms"][0]["stage"], "ports");
+  ASSERT_EQ(vs[0].explains.size(), 1u);
+  EXPECT_EQ(vs[0].explains[0].stage, "ports");
   EXPECT_NE(vs[0].summary.find("; this also explains 1 failure in ports"), std::string::npos)
       << vs[0].summary;
+}
+
+TEST(Analysis, AStageVerdictWithItsOwnSymptomsListFoldsWithoutAnAbort) {
+  // The ports stage writes its own evidence "symptoms" (a list of
+  // {symptom, probes, states}); the cross-stage fold must not read or
+  // extend it (it once aborted the controller with json type_error 302).
+  RunData d = Cluster(4);
+  AllPairs(d, 4, "nics", "tcp:10.0.0.0/24",
+           [](int a, int b) { return a == 4 || b == 4 ? Outcome::kFail : Outcome::kPass; });
+  Verdict ports;
+  ports.kind = "bad-node";
+  ports.stage = "ports";
+  ports.nodes = {"n4"};
+  ports.summary = "n4 drops its ephemeral range";
+  ports.evidence = {{"symptoms", {{{"symptom", "ephemeral"}, {"probes", 14}, {"states", 1}}}}};
+  d.verdicts.push_back(ports);
+  std::vector<Verdict> vs;
+  ASSERT_NO_THROW(vs = Analyze(d));
+  ASSERT_EQ(vs.size(), 1u) << VerdictsToJson(vs).dump();
+  // nics ran first: the ports verdict is its symptom, typed, and nothing
+  // was written into anyone's evidence.
+  ASSERT_EQ(vs[0].explains.size(), 1u);
+  EXPECT_EQ(vs[0].explains[0].stage, "ports");
+  EXPECT_FALSE(vs[0].evidence.contains("symptoms")) << vs[0].evidence.dump();
 }
 
 TEST(Analysis, VerdictJsonCarriesEverything) {

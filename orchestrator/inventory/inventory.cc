@@ -187,10 +187,13 @@ void ParseStageTable(const std::string& stage, const toml::table& t, Inventory& 
 void ParseStages(const toml::table& t, Inventory& inv, ErrorList& err) {
   std::vector<std::string> known = KnownStages();
   known.push_back("run");
+  known.push_back("containment");
   for (auto&& [key, value] : t) {
     std::string k(key.str());
     if (k == "run") {
       ParseStageRun(value, inv, err);
+    } else if (k == "containment") {
+      if (auto v = GetBool(value, "stages.containment", err)) inv.containment = *v;
     } else if (!IsKnownStage(k)) {
       err.Add(key.source(), "stages." + k, "unknown stage" + DidYouMean(k, known));
     } else if (const toml::table* st = GetTable(value, "stages." + k, err)) {

@@ -10,7 +10,8 @@
 //   [[groups]]  name, nodes = ["gpu[001-016]"], + any node setting
 //   [[nodes]]   name (or hostlist), address, + any node setting
 //   [expect]    driver = "550.54.15", nccl = ">=2.18", ...
-//   [stages]    run = ["facts", "parity"]; [stages.<name>] settings
+//   [stages]    run = ["facts", "parity"], containment = true;
+//               [stages.<name>] settings
 //   [slurm]     partition, reservation, account, time_limit, srun_args,
 //               agent_path, agent_dir, listen, launch_timeout_s, ...
 #pragma once
@@ -119,6 +120,11 @@ struct Inventory {
   std::map<std::string, std::string> expect;
   // Stage names to run, in order; empty = the default list.
   std::vector<std::string> stages;
+  // [stages] containment: a node or link with a cause an earlier stage
+  // established is left out of later stages' cluster-wide jobs, and its
+  // pairs there are skipped with the reason (StageContext::RecordCause).
+  // false (or `run --no-containment`) runs everything on every node.
+  bool containment = true;
   // [stages.<name>] tables, converted to JSON; validated against
   // StageSettingKeys() (stage_settings.h).
   std::map<std::string, nlohmann::json> stage_settings;

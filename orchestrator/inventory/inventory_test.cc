@@ -71,6 +71,20 @@ TEST(Inventory, SshDialBackIsOffByDefaultAndReachesEveryNode) {
             "pod.toml:4:13: ssh.dial_back: expected true or false, got a string");
 }
 
+TEST(Inventory, ContainmentIsOnUnlessTheStagesTableTurnsItOff) {
+  const std::string nodes = "[[nodes]]\nname = \"n1\"\n";
+  auto on = ParseInventory(nodes, "on.toml");
+  ASSERT_TRUE(on.ok()) << on.status().ToString();
+  EXPECT_TRUE(on->containment);
+  auto off = ParseInventory("[stages]\ncontainment = false\n" + nodes, "off.toml");
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  EXPECT_FALSE(off->containment);
+  auto bad = ParseInventory("[stages]\ncontainment = \"no\"\n" + nodes, "bad.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("stages.containment"), std::string::npos)
+      << bad.status().message();
+}
+
 // Past kDialBackAboveNodes nodes over ssh, dial_back is on unless the
 // inventory sets it; below, or when set, it is as written.
 TEST(Inventory, DialBackIsOnPastTheNodeCountUnlessTheInventorySetsIt) {

@@ -1,7 +1,10 @@
 #include "orchestrator/run/confirm.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+
+#include "orchestrator/run/pattern_rounds.h"
 
 namespace cc {
 namespace {
@@ -75,6 +78,37 @@ std::vector<std::vector<std::pair<std::string, std::string>>> QuietRounds(
     rounds[k].push_back(p);
     busy[k].insert(p.first);
     busy[k].insert(p.second);
+  }
+  return rounds;
+}
+
+std::vector<std::vector<std::pair<std::string, std::string>>> QuietRounds(
+    const std::vector<std::pair<std::string, std::string>>& pairs, size_t pattern_share) {
+  std::map<std::string, size_t> pairs_of;
+  for (const auto& [a, b] : pairs) {
+    ++pairs_of[a];
+    if (b != a) ++pairs_of[b];
+  }
+  auto share = [&](const std::string& n) {
+    return pairs_of[n] >= kPatternPairs ? std::max<size_t>(1, pattern_share) : 1;
+  };
+  std::vector<std::vector<std::pair<std::string, std::string>>> rounds;
+  std::vector<std::map<std::string, size_t>> busy;  // per round: node -> pairs in it
+  for (const auto& p : pairs) {
+    size_t k = 0;
+    for (; k < rounds.size(); ++k) {
+      if (p.first != p.second && busy[k][p.first] < share(p.first) &&
+          busy[k][p.second] < share(p.second)) {
+        break;
+      }
+    }
+    if (k == rounds.size()) {
+      rounds.emplace_back();
+      busy.emplace_back();
+    }
+    rounds[k].push_back(p);
+    ++busy[k][p.first];
+    ++busy[k][p.second];
   }
   return rounds;
 }

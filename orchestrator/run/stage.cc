@@ -45,6 +45,20 @@ void StageContext::Record(const Verdict& v) {
   any_failed_or_hung_ = any_failed_or_hung_ || IsFailOrHang(v.severity);
 }
 
+void StageContext::RecordCause(Verdict v) {
+  if (v.cause == CauseScope::kNone)
+    v.cause = v.pairs.empty() ? CauseScope::kNode : CauseScope::kLink;
+  Record(v);
+  if (!inventory_.containment || burnin_round_) return;
+  std::lock_guard<std::mutex> l(mu_);
+  containment_.Add(v);
+}
+
+Containment StageContext::containment() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return containment_;
+}
+
 bool StageContext::AnyFailedOrHung() const {
   std::lock_guard<std::mutex> l(mu_);
   return any_failed_or_hung_;

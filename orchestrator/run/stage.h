@@ -13,6 +13,7 @@
 
 #include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/containment.h"
 #include "orchestrator/run/fleet.h"
 #include "orchestrator/run/network_choice.h"
 #include "orchestrator/run/progress.h"
@@ -58,6 +59,14 @@ class StageContext {
   // A stage's own attribution of its failures, in the kinds of
   // analysis.h; analysis takes it as it is.
   void Record(const Verdict& v);
+  // A cause this stage established (verdict.h CauseScope; kNone is taken
+  // as kNode when the verdict names no pairs, else kLink): recorded as a
+  // verdict, and, unless the inventory turned containment off or this is a
+  // burn-in round, later stages leave its scope out (containment()).
+  void RecordCause(Verdict v);
+  // What later stages leave out: the causes recorded so far. A copy, so
+  // that a stage may hold it while others record.
+  Containment containment() const;
   // Whether a recorded result was `fail` or `hang` (exit code 1).
   bool AnyFailedOrHung() const;
 
@@ -105,6 +114,7 @@ class StageContext {
   bool any_failed_or_hung_ = false;
   std::map<std::string, nlohmann::json> facts_;
   std::optional<NetworkChoice> network_choice_;
+  Containment containment_;
   std::vector<std::string> store_errors_;
   std::optional<BurnInRound> burnin_round_;  // set before stages run, read-only then
 };

@@ -3,7 +3,7 @@
 namespace cc {
 
 // "check" is an SQL keyword, so the column is check_name.
-const char* const kSchemaMigrations[4] = {
+const char* const kSchemaMigrations[5] = {
     // v0 -> v1
     R"sql(
 CREATE TABLE runs (
@@ -165,6 +165,20 @@ CREATE VIEW pair_results AS
               ELSE json_extract(j.value, '$[7]') END AS at,
          p.round AS round
   FROM pair_packs p, json_each(p.items) j;
+)sql",
+    // v4 -> v5: a stage verdict says whether it is a cause, and of what
+    // scope ("node", "link"; "" for a finding): later stages contain a
+    // cause, analysis names it before its symptoms (verdict.h). The ports
+    // verdicts stored before say so as ports_stage records them now
+    // (stored_verdict.h), from the ports' own kind they kept.
+    R"sql(
+ALTER TABLE verdicts ADD COLUMN cause TEXT NOT NULL DEFAULT '';
+UPDATE verdicts SET cause = CASE
+    WHEN stage != 'ports' OR severity NOT IN ('fail', 'hang') OR NOT json_valid(evidence) THEN ''
+    WHEN json_extract(evidence, '$.stage_kind') IN
+         ('isolated', 'sender', 'receiver', 'ephemeral', 'wrong-host', 'node-lost') THEN 'node'
+    WHEN json_extract(evidence, '$.stage_kind') IN ('pair', 'one-way') THEN 'link'
+    ELSE '' END;
 )sql",
 };
 

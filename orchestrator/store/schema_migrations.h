@@ -6,6 +6,6 @@ namespace cc {
 
 // Append only; never edit a released step (old databases replay them in
 // order). Store::kSchemaVersion is their number.
-extern const char* const kSchemaMigrations[4];
+extern const char* const kSchemaMigrations[5];
 
 }  // namespace cc

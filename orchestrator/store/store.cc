@@ -188,7 +188,7 @@ nlohmann::json PairsJson(const std::vector<std::pair<std::string, std::string>>&
 }
 
 // Columns: id, stage, kind, severity, check_name, nodes, pairs, summary,
-// next_step, evidence.
+// next_step, evidence, cause.
 Result<Verdict> ReadVerdict(const Stmt& s) {
   std::string where = "verdicts row " + std::to_string(s.Int(0));
   Verdict v;
@@ -209,6 +209,7 @@ Result<Verdict> ReadVerdict(const Stmt& s) {
   auto evidence = ParseJsonColumn(s.Text(9), where);
   if (!evidence.ok()) return evidence.status();
   v.evidence = std::move(*evidence);
+  v.cause = CauseScopeFromName(s.Text(10));
   return v;
 }
 
@@ -513,7 +514,7 @@ Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at
   std::lock_guard lock(mu_);
   Stmt s(db_,
          "INSERT INTO verdicts (run_id, stage, kind, severity, check_name, nodes, pairs, "
-         "summary, next_step, evidence, at, round) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+         "summary, next_step, evidence, at, round, cause) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.prepared()) return SqlError("add verdict");
   s.Bind(1, run_id)
       .Bind(2, v.stage)
@@ -526,7 +527,8 @@ Status Store::AddVerdict(int64_t run_id, const Verdict& v, const std::string& at
       .Bind(9, v.next_step)
       .Bind(10, DumpJson(v.evidence))
       .Bind(11, at.empty() ? NowIso8601() : at)
-      .Bind(12, int64_t{round});
+      .Bind(12, int64_t{round})
+      .Bind(13, std::string(CauseScopeName(v.cause)));
   if (s.Step() != SQLITE_DONE) return SqlError("add verdict " + v.stage + "/" + v.kind);
   return Status::Ok();
 }
@@ -657,11 +659,12 @@ Result<std::vector<PairResult>> Store::GetPairResultsOfRound(int64_t run_id, int
 
 Result<std::vector<Verdict>> Store::GetVerdicts(int64_t run_id) {
   std::lock_guard lock(mu_);
-  return SelectAll<Verdict>(db_,
-                            "SELECT id, stage, kind, severity, check_name, nodes, pairs, summary, "
-                            "next_step, evidence FROM verdicts WHERE run_id = ? AND round = 0 "
-                            "ORDER BY id",
-                            run_id, ReadVerdict, path_, "get verdicts");
+  return SelectAll<Verdict>(
+      db_,
+      "SELECT id, stage, kind, severity, check_name, nodes, pairs, summary, "
+      "next_step, evidence, cause FROM verdicts WHERE run_id = ? AND round = 0 "
+      "ORDER BY id",
+      run_id, ReadVerdict, path_, "get verdicts");
 }
 
 Status Store::ReopenRun(int64_t run_id) {

@@ -93,7 +93,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   // The newest schema this code knows; a database that is newer is refused.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   // PRAGMA user_version of the open database; -1 when it cannot be read.
   int schema_version();
 

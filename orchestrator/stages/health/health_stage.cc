@@ -16,6 +16,7 @@
 #include "orchestrator/stages/health/counter_deltas.h"
 #include "orchestrator/stages/health/health_settings.h"
 #include "orchestrator/stages/health/health_spec.h"
+#include "orchestrator/stages/health/health_verdicts.h"
 #include "orchestrator/stages/health/node_health.h"
 
 namespace cc {
@@ -136,6 +137,28 @@ class HealthStage : public Stage {
     return out;
   }
 
+  // A GPU off the bus, a failed row remap: a node to reboot or drain is a
+  // cause (analysis/causes.h), and the later stages' jobs leave it out.
+  static bool TakesNodeOut(const HealthFinding& f) {
+    return f.outcome == Outcome::kFail &&
+           (f.action == HealthAction::kReboot || f.action == HealthAction::kDrain);
+  }
+
+  // The cause as HealthVerdicts words it at report time.
+  static Verdict CauseOf(const std::string& node, const HealthFinding& f) {
+    Verdict v;
+    v.kind = "unhealthy";
+    v.stage = kStage;
+    v.check = f.check;
+    v.nodes = {node};
+    const std::string action = HealthActionName(f.action);
+    v.summary = node + ": " + f.message + " [" + action + "]";
+    v.next_step = HealthNextStep(action, node, f.evidence.value("gpu", -1LL));
+    v.evidence = {{"action", action}};
+    v.cause = CauseScope::kNode;
+    return v;
+  }
+
   void Judge(StageContext& ctx, const std::map<std::string, json>& health) {
     ClusterHealthInput in;
     in.health = health;
@@ -150,7 +173,10 @@ class HealthStage : public Stage {
       for (auto& f : JudgeIbPortsAlone(h.value("ib", json()))) fs.push_back(std::move(f));
       for (auto& f : cluster[node]) fs.push_back(std::move(f));
       HealthAction worst = WorstAction(fs);
-      for (const auto& f : fs) ctx.Record(ToResult(node, f));
+      for (const auto& f : fs) {
+        ctx.Record(ToResult(node, f));
+        if (TakesNodeOut(f)) ctx.RecordCause(CauseOf(node, f));
+      }
       NodeResult r =
           NodeCheck(kStage, node, "readings", Outcome::kPass,
                     "hardware readings; worst action " + std::string(HealthActionName(worst)),

@@ -58,6 +58,9 @@ void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
     v.evidence["action"] = action;
     v.evidence["messages"] = messages;
     v.next_step = HealthNextStep(action, who, first.evidence.value("gpu", -1LL));
+    // A node to reboot or drain cannot be trusted to test its links: a
+    // cause (analysis/causes.h).
+    if (action == "reboot" || action == "drain") v.cause = CauseScope::kNode;
     out.push_back(std::move(v));
   }
 }

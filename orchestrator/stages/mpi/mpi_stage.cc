@@ -107,7 +107,7 @@ class MpiStage : public Stage {
     if (!settings.ok()) return settings.status();
     s_ = *settings;
     steps_ = ctx.inventory().transport == "slurm" && ctx.inventory().slurm.steps;
-    for (NodeState* st : ctx.fleet().Usable()) nodes_.push_back(st->node);
+    LeaveOutCauses(ctx);
     std::string why_not = Preconditions(ctx);
     if (!why_not.empty()) {
       for (const Node* n : nodes_) Record(ctx, n->name, "launch", Outcome::kSkip, why_not);
@@ -121,6 +121,29 @@ class MpiStage : public Stage {
   }
 
  private:
+  // The usable nodes but those an earlier stage's cause keeps out of the
+  // job (containment.h): their launch and pairs are `skip`, saying why, and
+  // the job measures the rest of the cluster.
+  void LeaveOutCauses(StageContext& ctx) {
+    std::vector<std::string> usable;
+    std::map<std::string, const Node*> by_name;
+    for (NodeState* st : ctx.fleet().Usable()) {
+      usable.push_back(st->node->name);
+      by_name[st->node->name] = st->node;
+    }
+    std::map<std::string, std::string> left_out;
+    std::vector<std::string> job = ctx.containment().JobNodes(usable, &left_out);
+    for (const std::string& n : job) nodes_.push_back(by_name.at(n));
+    if (left_out.empty()) return;
+    ContainedSkips skips =
+        ContainedResults("mpi", left_out, job, {"launch"}, {"latency", "bandwidth"});
+    for (NodeResult& r : skips.nodes) ctx.Record(std::move(r));
+    ctx.Record(std::move(skips.pairs));
+    std::string names;
+    for (const auto& [n, why] : left_out) names += (names.empty() ? "" : ", ") + n;
+    ctx.progress().Note("mpi: left out of the job (a cause found earlier): " + names);
+  }
+
   // Why the stage cannot run here, "" when it can.
   std::string Preconditions(StageContext& ctx) {
     if (nodes_.size() < 2) return "the mpi stage needs at least two usable nodes";

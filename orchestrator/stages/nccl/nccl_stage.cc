@@ -75,6 +75,11 @@ class NcclStage : public Stage {
       StageContext& ctx, const std::vector<NodeGroup>& groups);
   void ConfirmPairs(StageContext& ctx, std::vector<PairResult>* results);
   void Intra(StageContext& ctx);
+  // Takes out of active_ the nodes an earlier stage's cause keeps out of
+  // the pair, cluster and group tests (containment.h): their pairs are
+  // `skip` saying why, and the tests measure the rest. Intra-node tests,
+  // which involve no other node, ran before.
+  void LeaveOutCauses(StageContext& ctx);
   NodeResult IntraResult(const std::string& node, const TestJudgement& j);
   // Notes j's busbw (and its other dtypes') under `phase` for the meta.
   void NoteBusbw(const std::string& phase, const TestJudgement& j);
@@ -245,6 +250,17 @@ void NcclStage::Intra(StageContext& ctx) {
     for (const TestJudgement& other : last.other_dtypes) ctx.Record(IntraResult(n, other));
   }
   active_ = still;
+}
+
+void NcclStage::LeaveOutCauses(StageContext& ctx) {
+  std::map<std::string, std::string> left_out;
+  active_ = ctx.containment().JobNodes(active_, &left_out);
+  if (left_out.empty()) return;
+  ContainedSkips skips = ContainedResults("nccl", left_out, active_, {}, {"allreduce"});
+  ctx.Record(std::move(skips.pairs));
+  Json contained = Json::object();
+  for (const auto& [node, why] : left_out) contained[node] = why;
+  meta_["contained"] = std::move(contained);
 }
 
 void NcclStage::NoteBusbw(const std::string& phase, const TestJudgement& j) {
@@ -559,6 +575,7 @@ Status NcclStage::Run(StageContext& ctx) {
   ctx.progress().StartStage("nccl", estimate, "tests");
   const Clock::time_point t0 = ctx.clock().Now();
   if (s_.Has("intra")) Intra(ctx);
+  LeaveOutCauses(ctx);
   if (s_.Has("pairs") && active_.size() >= 2) Pairs(ctx);
   // Two nodes: their pair already was the whole cluster.
   bool cluster_adds = active_.size() >= 3 || (active_.size() == 2 && !s_.Has("pairs"));

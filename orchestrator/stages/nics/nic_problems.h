@@ -34,6 +34,10 @@ struct NicProblem {
   Outcome outcome = Outcome::kFail;
   std::string message;    // names the node, the interface and the reason
   std::string next_step;  // the fix: "set eth0 on node3 to 10.42.0.3/24"
+  // Read from the node's own facts (its configured MTU, its addresses, its
+  // link state), not judged from probes: a retest cannot change it
+  // (nics_confirm.h PlanNicsRetests).
+  bool from_facts = false;
 };
 
 // Subnets as GroupBySubnet makes them, except that an address with a wrong

@@ -101,7 +101,9 @@ NicProblem MtuProblem(const ProbeMap& pm, const SubnetMember& m, const SubnetJud
                     m.nic->name + " mtu " + want + ", and in its network configuration)"
               : "set the MTU of the switch ports on the path of " + n + "'s " + m.nic->name +
                     " to at least " + want + ": " + want + "-byte frames are dropped there";
-  return {n, m.nic->name, "mtu", Outcome::kFail, msg, next};
+  // Only a configured MTU off the subnet's is the node's own fact; DF
+  // datagrams lost on the path are judged from the probes.
+  return {n, m.nic->name, "mtu", Outcome::kFail, msg, next, cfg_off};
 }
 
 // The subnet's MTU and speed (most common among `reach`), and per node of

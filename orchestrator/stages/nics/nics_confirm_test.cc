@@ -226,5 +226,64 @@ TEST(ConfirmNics, AWarnIsMergedAtItsOwnSeverity) {
   EXPECT_EQ(ConfirmNics(fail, pass).evidence["confirmation"], kFlaky);
 }
 
+// n4 reaches no peer (its replies are dropped): a node's own failure.
+// Retesting it with every peer would wait every timeout again.
+TEST(NicsConfirm, ANodeFailingWithEveryPeerIsRetestedWithAFewPeersOnly) {
+  Four c;
+  for (const char* peer : {"n1", "n2", "n3"}) c.Fail(c.probes, "n4", peer);
+  const NicSelection sel = SelectNics(c.nodes, c.probes);
+  NicsRetestPlan plan = PlanNicsRetests(c.probes, sel);
+  size_t retested = 0;
+  for (const auto& round : plan.rounds) retested += round.size();
+  EXPECT_EQ(retested, kSampledPeers);
+  ASSERT_EQ(plan.sampled.size(), 3 - kSampledPeers);
+  EXPECT_EQ(plan.sampled_node.begin()->second, "n4");
+  // The samples fail again: the rest is confirmed by them, saying so.
+  std::map<size_t, NicProbe> retests;
+  for (const auto& round : plan.rounds) {
+    for (size_t i : round) retests[i] = c.probes[i];
+  }
+  auto words = NotRetestedConfirmations(plan, c.probes, retests, sel);
+  const size_t rest = plan.sampled.begin()->first;
+  ASSERT_TRUE(words.count(rest));
+  EXPECT_EQ(words[rest]["confirmation"], kConfirmed);
+  EXPECT_NE(words[rest]["confirmed_by"].get<std::string>().find("n4 fails with every peer"),
+            std::string::npos);
+  auto results = ConfirmedNicsResults(c.probes, retests, sel, nullptr, words);
+  bool seen = false;
+  for (const auto& r : results) {
+    if (r.src == c.probes[rest].src && r.dst == c.probes[rest].dst &&
+        r.check.rfind("tcp", 0) == 0) {
+      EXPECT_EQ(r.evidence.value("confirmation", ""), kConfirmed) << r.evidence.dump();
+      seen = true;
+    }
+  }
+  EXPECT_TRUE(seen);
+  // A sample that passes: the node's pattern is not established.
+  for (auto& [i, p] : retests) {
+    p.tcp_state = "open";
+    p.answered_by = p.dst;
+    break;
+  }
+  words = NotRetestedConfirmations(plan, c.probes, retests, sel);
+  EXPECT_EQ(words[rest]["confirmation"], kUnconfirmed);
+}
+
+TEST(NicsConfirm, AFailureTheNodesOwnInterfaceExplainsIsNotRetested) {
+  Four c;
+  c.nodes[3].nics[0].operstate = "down";
+  for (const char* peer : {"n1", "n2", "n3"}) {
+    c.Fail(c.probes, "n4", peer);
+    c.Fail(c.probes, peer, "n4");
+  }
+  const NicSelection sel = SelectNics(c.nodes, c.probes);
+  NicsRetestPlan plan = PlanNicsRetests(c.probes, sel);
+  EXPECT_TRUE(plan.rounds.empty());
+  EXPECT_EQ(plan.explained.size(), 6u);
+  auto words = NotRetestedConfirmations(plan, c.probes, {}, sel);
+  ASSERT_EQ(words.size(), 6u);
+  EXPECT_EQ(words.begin()->second["confirmation"], kConfirmed);
+}
+
 }  // namespace
 }  // namespace cc

@@ -141,4 +141,36 @@ std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
   return out;
 }
 
+std::vector<Verdict> NicsCauses(const NicSelection& s) {
+  static const std::map<std::string, std::string> kCauseKind = {
+      {"missing", "address-missing"},     {"prefix", "wrong-prefix"}, {"subnet", "wrong-subnet"},
+      {"duplicate", "duplicate-address"}, {"down", "link-down"},      {"mtu", "mtu"}};
+  std::vector<Verdict> out;
+  const SubnetJudgement* chosen = s.subnet ? FindSubnet(s, *s.subnet) : nullptr;
+  if (chosen == nullptr) return out;
+  size_t duplicate = SIZE_MAX;  // its index in `out`: one cause for every sharer
+  for (const NicProblem& p : chosen->problems) {
+    auto kind = kCauseKind.find(p.kind);
+    if (kind == kCauseKind.end() || p.outcome != Outcome::kFail) continue;
+    if (kind->second == "duplicate-address" && duplicate != SIZE_MAX) {
+      Verdict& d = out[duplicate];
+      d.nodes.push_back(p.node);
+      if (d.next_step.find(p.next_step) == std::string::npos) d.next_step += "; " + p.next_step;
+      continue;
+    }
+    Verdict v;
+    v.kind = kind->second;
+    v.stage = "nics";
+    v.check = "selected";
+    v.nodes = {p.node};
+    v.summary = p.message;
+    v.next_step = p.next_step;
+    v.evidence = {{"subnet", *s.subnet}, {"nic", p.nic}};
+    v.cause = CauseScope::kNode;
+    if (v.kind == "duplicate-address") duplicate = out.size();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace cc

@@ -36,4 +36,15 @@ std::vector<PairResult> NicsPairResults(const std::vector<NicProbe>& probes,
 std::vector<NodeResult> NicsNodeResults(const std::vector<std::string>& nodes,
                                         const NicSelection& selection);
 
+// The node-level causes among the chosen network's failing problems
+// (verdict.h CauseScope), for StageContext::RecordCause: an address
+// missing ("address-missing"), with the wrong prefix ("wrong-prefix") or
+// in a subnet of its own ("wrong-subnet"), shared by a few nodes
+// ("duplicate-address", one cause naming all of them), an interface down
+// ("link-down"), an MTU off the network's ("mtu"). Check "selected", the
+// problem's message as summary, its fix as next step. A node no peer
+// reaches ("unreachable") is no cause here: nics cannot tell a firewall
+// from a cable, and the ports stage, which can, names it.
+std::vector<Verdict> NicsCauses(const NicSelection& selection);
+
 }  // namespace cc

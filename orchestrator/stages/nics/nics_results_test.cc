@@ -132,6 +132,53 @@ TEST(NicsResults, ADuplicateAddressLeavesItsPairsUntestedAndItsNodesFailWithTheF
               "give n[4-5] distinct addresses on 10.1.0.0/24 (they share 10.1.0.4; 10.1.0.5 is "
               "free)");
   }
+  // One cause for the address they share, naming both and the fix once.
+  std::vector<Verdict> causes = NicsCauses(s);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].kind, "duplicate-address");
+  EXPECT_EQ(causes[0].cause, CauseScope::kNode);
+  EXPECT_EQ(causes[0].check, "selected");
+  EXPECT_EQ(causes[0].nodes, (std::vector<std::string>{"n4", "n5"}));
+  EXPECT_EQ(causes[0].next_step,
+            "give n[4-5] distinct addresses on 10.1.0.0/24 (they share 10.1.0.4; 10.1.0.5 is "
+            "free)");
+}
+
+TEST(NicsResults, AnInterfaceDownIsALinkDownCauseOfItsNodeAndAHealthyNetworkHasNone) {
+  std::vector<NodeNics> nodes;
+  std::vector<NicProbe> probes;
+  for (int i = 1; i <= 4; ++i) {
+    std::string n = "n" + std::to_string(i);
+    nodes.push_back(
+        {n, {Nic("eth0", "10.1.0." + std::to_string(i) + "/24", i == 3 ? "down" : "up")}, {}});
+  }
+  for (int a = 1; a <= 4; ++a) {
+    for (int b = 1; b <= 4; ++b) {
+      if (a == b) continue;
+      NicProbe p;
+      p.src = "n" + std::to_string(a);
+      p.dst = "n" + std::to_string(b);
+      p.subnet = "10.1.0.0/24";
+      p.addr = "10.1.0." + std::to_string(b);
+      bool down = a == 3 || b == 3;
+      p.tcp_state = down ? "filtered" : "open";
+      p.answered_by = down ? "" : p.dst;
+      probes.push_back(p);
+    }
+  }
+  NicSelection s = SelectNics(nodes, probes);
+  ASSERT_EQ(s.subnet, "10.1.0.0/24") << s.reason;
+  std::vector<Verdict> causes = NicsCauses(s);
+  ASSERT_EQ(causes.size(), 1u);
+  EXPECT_EQ(causes[0].kind, "link-down");
+  EXPECT_EQ(causes[0].nodes, (std::vector<std::string>{"n3"}));
+  EXPECT_FALSE(causes[0].next_step.empty());
+  nodes[2].nics[0].operstate = "up";
+  for (auto& p : probes) {
+    p.tcp_state = "open";
+    p.answered_by = p.dst;
+  }
+  EXPECT_TRUE(NicsCauses(SelectNics(nodes, probes)).empty());
 }
 
 TEST(NicsResults, NothingToRecommendFailsWithTheReason) {

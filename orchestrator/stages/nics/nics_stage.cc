@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <set>
 
+#include "common/human_number.h"
 #include "orchestrator/run/listen_probe.h"
 #include "orchestrator/run/stage.h"
 #include "orchestrator/stages/nics/nic_local.h"
@@ -396,7 +398,8 @@ class NicsStage : public Stage {
     std::map<size_t, NicProbe> out;
     const int timeout_ms = timeout_ms_ * kRetestSlowdown;
     Deadline budget = Deadline::InSeconds(ctx.clock(), kRetestBudgetS);
-    for (const auto& round : NicsRetestRounds(first, SelectNics(nodes_, first), untestable)) {
+    retest_plan_ = PlanNicsRetests(first, SelectNics(nodes_, first), untestable);
+    for (const auto& round : retest_plan_.rounds) {
       std::map<std::string, std::vector<size_t>> of_src;
       std::vector<std::string> senders;
       for (size_t i : round) {
@@ -406,7 +409,7 @@ class NicsStage : public Stage {
       if (budget.Passed()) {
         for (size_t i : round)
           out[i] = Unretested(
-              first[i], "the retest budget of " + std::to_string(kRetestBudgetS) + " s was spent");
+              first[i], "the retest budget of " + FormatSeconds(kRetestBudgetS) + " was spent");
         continue;
       }
       std::mutex mu;
@@ -431,7 +434,9 @@ class NicsStage : public Stage {
     return p;
   }
 
-  // One sender's part of a retest round: its probes `mine`, one at a time.
+  // One sender's part of a retest round: its probes `mine`, at once: one
+  // receiver's addresses in a quiet round, or the few peers a node-level
+  // pattern is sampled with (nics_confirm.h), each waiting its own deadline.
   std::map<size_t, NicProbe> RetestFrom(Clock& clock, Peer& p, const std::vector<NicProbe>& first,
                                         const std::vector<size_t>& mine, int timeout_ms) {
     Json send = Json::array();
@@ -446,7 +451,7 @@ class NicsStage : public Stage {
                                    {"tokens", Json(tokens_)},
                                    {"timeout_ms", timeout_ms},
                                    {"tries", kDfTries},
-                                   {"parallel", 1}},
+                                   {"parallel", std::max<int>(1, static_cast<int>(mine.size()))}},
                                   Deadline::In(clock, Millis(static_cast<long long>(budget_ms))));
     const Status& st = reply.status;
     std::map<size_t, NicProbe> out;
@@ -485,9 +490,11 @@ class NicsStage : public Stage {
       return;
     }
     RetestCounts counts;
-    RecordConfirmed(ctx, first, retests, sel, &counts);
+    RecordConfirmed(ctx, first, retests, sel,
+                    NotRetestedConfirmations(retest_plan_, first, retests, sel), &counts);
     ctx.RecordRetests("nics", counts);
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
+    for (Verdict& cause : NicsCauses(sel)) ctx.RecordCause(std::move(cause));
     Json stored = SelectionJson(sel);
     Status s = ctx.store().SetRunMeta(ctx.run_id(), "nics", stored);
     if (!s.ok()) ctx.progress().Note("nics: selection not stored: " + s.ToString());
@@ -501,7 +508,7 @@ class NicsStage : public Stage {
   // results (two per probe, with evidence) are never all in memory.
   static void RecordConfirmed(StageContext& ctx, const std::vector<NicProbe>& first,
                               const std::map<size_t, NicProbe>& retests, const NicSelection& sel,
-                              RetestCounts* counts) {
+                              const std::map<size_t, Json>& not_retested, RetestCounts* counts) {
     for (size_t at = 0; at < first.size(); at += kProbesPerRecord) {
       const size_t end = std::min(first.size(), at + kProbesPerRecord);
       std::vector<NicProbe> part(first.begin() + static_cast<long>(at),
@@ -510,7 +517,12 @@ class NicsStage : public Stage {
       for (auto it = retests.lower_bound(at); it != retests.end() && it->first < end; ++it) {
         part_retests.emplace(it->first - at, it->second);
       }
-      ctx.Record(ConfirmedNicsResults(part, part_retests, sel, counts));
+      std::map<size_t, Json> part_words;
+      for (auto it = not_retested.lower_bound(at); it != not_retested.end() && it->first < end;
+           ++it) {
+        part_words.emplace(it->first - at, it->second);
+      }
+      ctx.Record(ConfirmedNicsResults(part, part_retests, sel, counts, part_words));
     }
   }
 
@@ -543,6 +555,7 @@ class NicsStage : public Stage {
   std::vector<Subnet> subnets_;
   std::vector<std::optional<long long>> subnet_mtu_;  // by subnet: the MTU its DF probes try
   std::vector<NicProbe> probes_;  // every target's first attempt, peer after peer
+  NicsRetestPlan retest_plan_;    // what Retest retested, and why not the rest
 };
 
 }  // namespace

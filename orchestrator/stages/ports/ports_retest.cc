@@ -1,6 +1,7 @@
 #include "orchestrator/stages/ports/ports_retest.h"
 
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/pattern_rounds.h"
 
 namespace cc {
 
@@ -88,7 +89,9 @@ std::vector<std::vector<RetestPair>> RetestRounds(
     v.push_back(i);
   }
   std::vector<std::vector<RetestPair>> out;
-  for (const auto& round : QuietRounds(pairs)) {
+  // A node failing with many peers is retested with kConfirmationsPerSymptom
+  // of them at once: its symptom is confirmed in one round's deadline.
+  for (const auto& round : QuietRounds(pairs, kConfirmationsPerSymptom)) {
     out.emplace_back();
     for (const auto& [src, dst] : round) out.back().push_back({src, dst, probes[{src, dst}]});
   }

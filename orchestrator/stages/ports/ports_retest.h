@@ -97,7 +97,9 @@ class SymptomBudget {
 
 // The retest rounds for plan indices `failed` (plan[i] are their probes):
 // the distinct (src, dst) pairs in first-failure order, split by
-// QuietRounds, each pair with its failed plan indices.
+// QuietRounds (a node in several failing pairs in up to
+// kConfirmationsPerSymptom pairs of a round), each pair with its failed
+// plan indices.
 struct RetestPair {
   std::string src, dst;
   std::vector<size_t> probes;  // plan indices

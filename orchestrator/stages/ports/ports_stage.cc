@@ -117,7 +117,7 @@ class PortsStage : public Stage {
     if (!settings.ok()) return settings.status();
     settings_ = *settings;
     clock_ = &ctx.clock();
-    for (NodeState* s : ctx.fleet().Usable()) peers_.Add(s);
+    LeaveOutCauses(ctx);
     if (peers_.size() < 2) {
       for (Peer& p : peers_) {
         RecordNode(ctx, p.name, "listen", Outcome::kSkip,
@@ -154,6 +154,31 @@ class PortsStage : public Stage {
   }
 
  private:
+  // The usable nodes become peers but those whose cause an earlier stage
+  // established (nics: the link is down, the address wrong): probing them
+  // would only measure that cause again, and wait for its timeouts. Their
+  // pairs are `skip`, saying why (containment.h).
+  void LeaveOutCauses(StageContext& ctx) {
+    const Containment contained = ctx.containment();
+    std::vector<std::string> job;
+    std::map<std::string, std::string> left_out;
+    for (NodeState* s : ctx.fleet().Usable()) {
+      std::string why = contained.WhyNode(s->node->name);
+      if (!why.empty()) {
+        left_out[s->node->name] = why;
+        continue;
+      }
+      peers_.Add(s);
+      job.push_back(s->node->name);
+    }
+    if (left_out.empty()) return;
+    std::vector<std::string> checks;
+    for (int port : settings_.ports) checks.push_back("tcp/" + std::to_string(port));
+    ContainedSkips skips = ContainedResults("ports", left_out, job, {"listen"}, checks);
+    for (NodeResult& r : skips.nodes) ctx.Record(std::move(r));
+    ctx.Record(std::move(skips.pairs));
+  }
+
   // The node's address on the network the nics stage selected, when it
   // ran; the inventory's address otherwise.
   std::string AddressOf(StageContext& ctx, const cc::Node& node) const {
@@ -727,7 +752,14 @@ void PortsStage::RecordVerdicts(StageContext& ctx) {
       verdicts.push_back(std::move(v));
     }
   }
-  for (const PortVerdict& v : verdicts) ctx.Record(StoredVerdict(v));
+  for (const PortVerdict& v : verdicts) {
+    Verdict stored = StoredVerdict(v);
+    if (stored.cause != CauseScope::kNone) {
+      ctx.RecordCause(std::move(stored));
+    } else {
+      ctx.Record(stored);
+    }
+  }
 }
 
 void PortsStage::Record(StageContext& ctx, double listen_ms, double probe_ms, double retest_ms) {

@@ -12,7 +12,9 @@ namespace cc {
 // isolated and sender -> bad-node; pair -> bad-link; nothing ->
 // widespread; others as they are), the ports' own kind kept as evidence
 // "stage_kind"; check the ports involved ("tcp/22,29500", cut at 200
-// characters).
+// characters). A failing verdict of a node's own (isolated, sender,
+// receiver, ephemeral, wrong-host, node-lost) is a node cause, one of a
+// pair (pair, one-way) a link cause (verdict.h CauseScope).
 Verdict StoredVerdict(const PortVerdict& v);
 
 }  // namespace cc

@@ -59,5 +59,22 @@ TEST(StoredVerdict, ALongListOfPortsIsCutForOneLine) {
   EXPECT_EQ(v.check.substr(197), "...");
 }
 
+TEST(StoredVerdict, ANodesOwnFailureIsANodeCauseAndALinksALinkCause) {
+  const std::pair<const char*, CauseScope> scopes[] = {
+      {"receiver", CauseScope::kNode}, {"ephemeral", CauseScope::kNode},
+      {"isolated", CauseScope::kNode}, {"sender", CauseScope::kNode},
+      {"one-way", CauseScope::kLink},  {"pair", CauseScope::kLink},
+      {"nothing", CauseScope::kNone},  {"port-everywhere", CauseScope::kNone},
+      {"in-use", CauseScope::kNone}};
+  for (const auto& [kind, scope] : scopes) {
+    PortVerdict v = Receiver();
+    v.kind = kind;
+    EXPECT_EQ(StoredVerdict(v).cause, scope) << kind;
+  }
+  PortVerdict warn = Receiver();
+  warn.severity = Outcome::kWarn;
+  EXPECT_EQ(StoredVerdict(warn).cause, CauseScope::kNone) << "a warning establishes nothing";
+}
+
 }  // namespace
 }  // namespace cc
