@@ -225,12 +225,26 @@ std::string VerdictLine(const RunData& d) {
   // named (the rest of the cluster is not accused for them).
   const std::vector<Verdict> causes = analysis::LeadingCauses(d);
   const analysis::CausedScope caused = analysis::ScopeOfCauses(causes);
+  std::set<std::string> pair_stages;
+  for (const auto& r : d.pair_results) pair_stages.insert(r.stage);
+  for (const auto& g : d.routine_pairs.groups()) pair_stages.insert(g.stage);
+  // A pair stage's node result on an end of a caused link (nics: "node2
+  // does not reach node5") is that link's, as analysis folds it.
+  auto node_explained = [&](const NodeResult& r) {
+    return caused.nodes.count(r.node) > 0 ||
+           (caused.link_ends.count(r.node) > 0 && pair_stages.count(r.stage) > 0);
+  };
   size_t explained = 0;
   OutcomeCounts unexplained;
   for (const auto& r : d.node_results) {
-    if (!IsFailOrHang(r.outcome) || !caused.nodes.count(r.node)) continue;
+    if (!IsFailOrHang(r.outcome) || !node_explained(r)) continue;
     ++explained;
-    bad_nodes.erase(r.node);
+  }
+  if (!causes.empty()) {
+    bad_nodes.clear();
+    for (const auto& r : d.node_results) {
+      if (IsFailOrHang(r.outcome) && !node_explained(r) && r.node != "*") bad_nodes.insert(r.node);
+    }
   }
   std::set<std::string> bad_pairs;
   for (const auto& r : d.pair_results) {
@@ -243,7 +257,7 @@ std::string VerdictLine(const RunData& d) {
     (r.outcome == Outcome::kHang ? unexplained.hang : unexplained.fail)++;
   }
   for (const auto& r : d.node_results) {
-    if (!IsFailOrHang(r.outcome) || caused.nodes.count(r.node)) continue;
+    if (!IsFailOrHang(r.outcome) || node_explained(r)) continue;
     (r.outcome == Outcome::kHang ? unexplained.hang : unexplained.fail)++;
   }
   std::ostringstream o;

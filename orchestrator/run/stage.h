@@ -13,6 +13,7 @@
 
 #include "orchestrator/inventory/inventory.h"
 #include "orchestrator/run/confirm.h"
+#include "orchestrator/run/confirmed_paths.h"
 #include "orchestrator/run/containment.h"
 #include "orchestrator/run/fleet.h"
 #include "orchestrator/run/network_choice.h"
@@ -67,6 +68,8 @@ class StageContext {
   // What later stages leave out: the causes recorded so far. A copy, so
   // that a stage may hold it while others record.
   Containment containment() const;
+  // TCP paths an earlier stage confirmed failing (confirmed_paths.h).
+  ConfirmedPaths& confirmed_paths() { return confirmed_paths_; }
   // Whether a recorded result was `fail` or `hang` (exit code 1).
   bool AnyFailedOrHung() const;
 
@@ -115,6 +118,7 @@ class StageContext {
   std::map<std::string, nlohmann::json> facts_;
   std::optional<NetworkChoice> network_choice_;
   Containment containment_;
+  ConfirmedPaths confirmed_paths_;
   std::vector<std::string> store_errors_;
   std::optional<BurnInRound> burnin_round_;  // set before stages run, read-only then
 };

@@ -122,6 +122,7 @@ NicsRetestPlan PlanNicsRetests(const std::vector<NicProbe>& probes, const NicSel
     }
     plan.sampled[i] = mine;
     plan.sampled_node[i] = node.second;
+    plan.samples.insert(mine.begin(), mine.end());
   }
   std::vector<bool> out_of_rounds(probes.size(), true);
   for (size_t i : kept) out_of_rounds[i] = false;

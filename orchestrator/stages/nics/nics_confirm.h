@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ struct NicsRetestPlan {
   std::map<size_t, std::string> explained;        // probe -> the problem that explains it
   std::map<size_t, std::vector<size_t>> sampled;  // probe -> the probes its node was sampled by
   std::map<size_t, std::string> sampled_node;     // probe -> that node
+  std::set<size_t> samples;                       // the probes the nodes were sampled by
 };
 NicsRetestPlan PlanNicsRetests(const std::vector<NicProbe>& probes, const NicSelection& selection,
                                const std::vector<bool>& skip = {});

@@ -237,6 +237,7 @@ TEST(NicsConfirm, ANodeFailingWithEveryPeerIsRetestedWithAFewPeersOnly) {
   for (const auto& round : plan.rounds) retested += round.size();
   EXPECT_EQ(retested, kSampledPeers);
   ASSERT_EQ(plan.sampled.size(), 3 - kSampledPeers);
+  EXPECT_EQ(plan.samples.size(), kSampledPeers);
   EXPECT_EQ(plan.sampled_node.begin()->second, "n4");
   // The samples fail again: the rest is confirmed by them, saying so.
   std::map<size_t, NicProbe> retests;

@@ -414,8 +414,14 @@ class NicsStage : public Stage {
       }
       std::mutex mu;
       peers_.ForEach(ctx, senders, [&](Peer& p) {
+        // A node-level pattern's samples (nics_confirm.h) must all fail
+        // again for it to stand: they keep the burst's deadline, in a round
+        // that is quiet already; a single pair's retest gets the longer one.
+        const std::vector<size_t>& mine = of_src[p.name];
+        bool samples = std::all_of(mine.begin(), mine.end(),
+                                   [&](size_t i) { return retest_plan_.samples.count(i) > 0; });
         std::map<size_t, NicProbe> got =
-            RetestFrom(ctx.clock(), p, first, of_src[p.name], timeout_ms);
+            RetestFrom(ctx.clock(), p, first, mine, samples ? timeout_ms_ : timeout_ms);
         std::lock_guard<std::mutex> lock(mu);
         out.insert(got.begin(), got.end());
       });
@@ -490,8 +496,10 @@ class NicsStage : public Stage {
       return;
     }
     RetestCounts counts;
-    RecordConfirmed(ctx, first, retests, sel,
-                    NotRetestedConfirmations(retest_plan_, first, retests, sel), &counts);
+    const std::map<size_t, Json> words =
+        NotRetestedConfirmations(retest_plan_, first, retests, sel);
+    RecordConfirmed(ctx, first, retests, sel, words, &counts);
+    NoteConfirmedFailures(ctx, first, retests, words);
     ctx.RecordRetests("nics", counts);
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
     for (Verdict& cause : NicsCauses(sel)) ctx.RecordCause(std::move(cause));
@@ -502,6 +510,25 @@ class NicsStage : public Stage {
     ctx.progress().Note("nics: " +
                         (sel.subnet ? sel.reason : "nothing to recommend: " + sel.reason));
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
+  }
+
+  // The TCP paths whose failure stands confirmed (its retest failed the
+  // same way, or its node's samples did: NotRetestedConfirmations), for a
+  // later stage probing the same sender and address (confirmed_paths.h).
+  static void NoteConfirmedFailures(StageContext& ctx, const std::vector<NicProbe>& first,
+                                    const std::map<size_t, NicProbe>& retests,
+                                    const std::map<size_t, Json>& words) {
+    for (size_t i = 0; i < first.size(); ++i) {
+      const NicProbe& p = first[i];
+      if (p.tcp_state != "filtered") continue;
+      auto again = retests.find(i);
+      auto word = words.find(i);
+      bool confirmed = again != retests.end()
+                           ? again->second.tcp_state == p.tcp_state
+                           : word != words.end() &&
+                                 word->second.value("confirmation", "") == std::string(kConfirmed);
+      if (confirmed) ctx.confirmed_paths().Add(p.src.str(), p.addr.str(), p.tcp_state, "nics");
+    }
   }
 
   // ConfirmedNicsResults, kProbesPerRecord probes at a time: their pair

@@ -90,8 +90,9 @@ std::vector<std::vector<RetestPair>> RetestRounds(
   }
   std::vector<std::vector<RetestPair>> out;
   // A node failing with many peers is retested with kConfirmationsPerSymptom
-  // of them at once: its symptom is confirmed in one round's deadline.
-  for (const auto& round : QuietRounds(pairs, kConfirmationsPerSymptom)) {
+  // of them at once as receiver and as many as sender: both of its symptoms
+  // are confirmed in one round's deadline.
+  for (const auto& round : QuietRounds(pairs, kPatternShare)) {
     out.emplace_back();
     for (const auto& [src, dst] : round) out.back().push_back({src, dst, probes[{src, dst}]});
   }

@@ -35,6 +35,9 @@
 namespace cc {
 
 inline constexpr int kConfirmationsPerSymptom = 3;
+// How many pairs of one retest round a node in several failing pairs may
+// be in: enough to confirm its receiving and its sending symptom at once.
+inline constexpr size_t kPatternShare = 2 * kConfirmationsPerSymptom;
 
 // evidence["confirmation"] of a probe whose first attempt only timed out
 // waiting for the token and whose retest passed (see ConfirmPortProbe).
@@ -97,9 +100,8 @@ class SymptomBudget {
 
 // The retest rounds for plan indices `failed` (plan[i] are their probes):
 // the distinct (src, dst) pairs in first-failure order, split by
-// QuietRounds (a node in several failing pairs in up to
-// kConfirmationsPerSymptom pairs of a round), each pair with its failed
-// plan indices.
+// QuietRounds (a node in several failing pairs in up to kPatternShare
+// pairs of a round), each pair with its failed plan indices.
 struct RetestPair {
   std::string src, dst;
   std::vector<size_t> probes;  // plan indices

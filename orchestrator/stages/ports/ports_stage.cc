@@ -488,6 +488,8 @@ class PortsStage : public Stage {
 
   PairResult Judge(size_t i, const Answer& a) const;
   void Retest(StageContext& ctx);
+  void TakeEarlierConfirmations(StageContext& ctx, std::vector<size_t>& failed,
+                                SymptomBudget& budget);
 
   static void RecordNode(StageContext& ctx, const std::string& node, const std::string& check,
                          Outcome o, const std::string& message, Json evidence) {
@@ -557,6 +559,32 @@ PairResult PortsStage::Judge(size_t i, const Answer& a) const {
   return r;
 }
 
+// A probe that timed out on a path an earlier stage already confirmed
+// failing that way (the nics stage's quiet retest of the same sender and
+// address: confirmed_paths.h) is confirmed by it, counted for its symptom,
+// and not retested: the retest would wait the same deadline for the same
+// answer.
+void PortsStage::TakeEarlierConfirmations(StageContext& ctx, std::vector<size_t>& failed,
+                                          SymptomBudget& budget) {
+  std::map<std::string, std::string> address;
+  for (const Peer& p : peers_) address[p.name] = p.info.addr;
+  std::vector<size_t> left;
+  for (size_t i : failed) {
+    PairResult& r = kept_.at(i);
+    const std::string why = NeedsConfirmation(r.outcome)
+                                ? ctx.confirmed_paths().Why(r.src, address[r.dst], r.state)
+                                : "";
+    if (why.empty()) {
+      left.push_back(i);
+      continue;
+    }
+    r.evidence["confirmation"] = kConfirmed;
+    r.evidence["confirmed_by"] = why;
+    budget.Confirmed(plan_.At(i));
+  }
+  failed = std::move(left);
+}
+
 // Confirmation: every fail/hang and token timeout of the burst again, one prober per
 // receiver (QuietRounds), with a longer deadline; a symptom confirmed by
 // kConfirmationsPerSymptom peers is not retested further (ports_retest.h).
@@ -578,6 +606,7 @@ void PortsStage::Retest(StageContext& ctx) {
       budget.FirstAttempt(plan_.At(i), first_outcome_[i]);
     }
   }
+  TakeEarlierConfirmations(ctx, failed, budget);
   Deadline budget_time = Deadline::InSeconds(ctx.clock(), kMaxRetestS);
   std::map<size_t, Answer> second;
   std::mutex second_mu;
