@@ -99,9 +99,7 @@ TEST(BurnInHtml, SectionHasBandwidthCountersThatMovedAndGpus) {
   EXPECT_TRUE(Has(html,
                   "<title>gpu05 GPU 3, round 20: HW thermal slowdown, SW thermal "
                   "slowdown</title>"));
-  EXPECT_TRUE(Has(html,
-                  "<b>gpu05 GPU 2</b></td><td class=\"mono\">rounds 12, 13, 14, 15, 16, "
-                  "17, 18, \xE2\x80\xA6, 20 (9 in all)"));
+  EXPECT_TRUE(Has(html, "<b>gpu05 GPU 2</b></td><td class=\"mono\">rounds 12-20<"));
   EXPECT_FALSE(Has(html, "<b>gpu04 GPU"));
 }
 

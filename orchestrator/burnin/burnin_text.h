@@ -13,8 +13,9 @@ namespace cc {
 // ">99%".
 std::string PercentText(double rate);
 
-// "round 5", "rounds 5, 9, 13"; past `max_shown` rounds the middle is cut:
-// "rounds 1, 2, 3, 4, 5, 6, …, 40 (12 in all)". "" when empty.
+// "round 5", "rounds 5, 9, 13"; three or more consecutive rounds fold into
+// a range: "rounds 4-7, 12". Past `max_shown` items (a range is one) the
+// middle is cut: "rounds 1, 3, 5, 7, …, 40 (12 in all)". "" when empty.
 std::string RoundsText(const std::vector<int>& rounds, size_t max_shown = 8);
 
 // A duration for people: "45s", "12m 30s", "3h 12m".

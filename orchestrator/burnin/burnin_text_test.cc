@@ -21,7 +21,18 @@ TEST(BurnInText, RoundsAreListedAndLongListsCutInTheMiddle) {
   std::vector<int> many;
   for (int r = 1; r <= 12; ++r) many.push_back(r * 2);
   EXPECT_EQ(RoundsText(many, 4), "rounds 2, 4, 6, \xE2\x80\xA6, 24 (12 in all)");
-  EXPECT_EQ(RoundsText({1, 2, 3, 4}, 4), "rounds 1, 2, 3, 4");
+  EXPECT_EQ(RoundsText({1, 3, 5, 7}, 4), "rounds 1, 3, 5, 7");
+}
+
+TEST(BurnInText, ConsecutiveRoundsFoldIntoARangeFromThreeOn) {
+  EXPECT_EQ(RoundsText({4, 5, 6, 7}), "rounds 4-7");
+  EXPECT_EQ(RoundsText({4, 5, 9}), "rounds 4, 5, 9") << "two in a row are not a range";
+  EXPECT_EQ(RoundsText({1, 2, 3, 8, 10, 11, 12, 13}), "rounds 1-3, 8, 10-13");
+  std::vector<int> long_run;
+  for (int r = 12; r <= 40; ++r) long_run.push_back(r);
+  EXPECT_EQ(RoundsText(long_run, 4), "rounds 12-40") << "a range is one item of max_shown";
+  EXPECT_EQ(RoundsText({1, 3, 5, 7, 9, 20, 21, 22}, 3),
+            "rounds 1, 3, \xE2\x80\xA6, 20-22 (8 in all)");
 }
 
 TEST(BurnInText, DurationsInTheirLargestTwoUnits) {
