@@ -6,7 +6,9 @@
 #include <set>
 #include <tuple>
 
+#include "common/hostlist.h"
 #include "common/median.h"
+#include "orchestrator/burnin/burnin_cause.h"
 #include "orchestrator/burnin/burnin_text.h"
 
 namespace cc {
@@ -49,77 +51,143 @@ json PairEvidence(const PairRate& p) {
           {"last_failure", p.last_failure()}};
 }
 
-// The peer's alibi: with nodes other than `node`, for the stage and check
-// of `like`, it was tested from round `first` on and never failed there.
-// (In a round each node is in one pair, so the alibi comes from the
-// rounds around, not from the failing round itself.)
-bool PeerWorksWithOthers(const BurnInSummary& s, const PairRate& like, const std::string& node,
-                         const std::string& peer, int first) {
-  bool tested = false;
-  for (const PairRate& q : s.pairs) {
-    if (q.stage != like.stage || q.check != like.check) continue;
-    if (q.a != peer && q.b != peer) continue;
-    if (q.a == node || q.b == node) continue;
-    for (int round : q.rounds) tested |= round >= first;
-    if (!q.failed_rounds.empty() && q.failed_rounds.back() >= first) return false;
+// "a", "a and b", "a, b and c"; past `shown` items "a, b and 8 more".
+std::string ListText(const std::vector<std::string>& items, size_t shown) {
+  bool more = items.size() > shown;
+  size_t n = more ? shown : items.size();
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    out += (i == 0 ? "" : i + 1 == n && !more ? " and " : ", ") + items[i];
   }
-  return tested;
+  if (more) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
 }
 
-// The trend rule for one node, stage and check; the first failing round,
-// or 0 when the node is not the cause.
-int FirstRoundNodeIsTheCause(const BurnInSummary& s, const std::vector<const PairRate*>& mine,
-                             const std::string& node) {
-  int first = 0;
-  std::set<std::string> failing_peers;
-  for (const PairRate* p : mine) {
-    if (!Failed(*p)) continue;
-    failing_peers.insert(p->a == node ? p->b : p->a);
-    if (first == 0 || p->first_failure() < first) first = p->first_failure();
-  }
-  if (failing_peers.size() < 2) return 0;
-  for (const PairRate* p : mine) {
-    const std::string& peer = p->a == node ? p->b : p->a;
-    for (int round : p->rounds) {
-      if (round < first) continue;
-      if (!std::binary_search(p->failed_rounds.begin(), p->failed_rounds.end(), round)) return 0;
+// "tcp/22", "tcp/22 and tcp/29500", "tcp/22, tcp/29500 and 8 more".
+std::string ChecksText(const std::vector<std::string>& checks) { return ListText(checks, 2); }
+
+std::vector<std::string> ChecksOf(const std::vector<const PairRate*>& ps) {
+  std::vector<std::string> checks;
+  for (const PairRate* p : ps) {
+    if (std::find(checks.begin(), checks.end(), p->check) == checks.end()) {
+      checks.push_back(p->check);
     }
-    // A peer that fails with others too may be the one at fault: without
-    // its alibi the node is not named.
-    if (Failed(*p) && !PeerWorksWithOthers(s, *p, node, peer, first)) return 0;
   }
-  return first;
+  return checks;
 }
 
-void NodeVerdicts(BurnInSummary& s, std::vector<Verdict>& out, std::set<const PairRate*>& named) {
-  std::map<std::pair<std::string, std::string>, std::vector<const PairRate*>> by_check;
-  for (const PairRate& p : s.pairs) by_check[{p.stage, p.check}].push_back(&p);
-  for (const auto& [key, rates] : by_check) {
-    for (const std::string& node : s.nodes) {
-      std::vector<const PairRate*> mine;
-      for (const PairRate* p : rates) {
-        if (p->a == node || p->b == node) mine.push_back(p);
-      }
-      int first = FirstRoundNodeIsTheCause(s, mine, node);
-      if (first == 0) continue;
-      Verdict v = BurnInVerdict("bad-node", Outcome::kFail, key.first, key.second);
-      v.nodes = {node};
-      int failed = 0;
-      for (const PairRate* p : mine) {
-        if (!Failed(*p)) continue;
-        named.insert(p);
-        v.pairs.push_back({p->a, p->b});
-        v.evidence["pairs"].push_back(PairEvidence(*p));
-        ++failed;
-      }
-      v.evidence["first_failing_round"] = first;
-      v.summary = node + " fails " + key.second + " with every peer from round " +
-                  std::to_string(first) + " on (" + std::to_string(failed) +
-                  " pairs; its peers pass with others)";
-      v.next_step =
-          "drain " + node + " and check its " + key.first + " path (NIC, cable, firewall)";
-      out.push_back(std::move(v));
+// What a stage's checks are called in a sentence: "ports", "nccl checks".
+std::string ChecksNoun(const std::string& stage) {
+  return stage == "ports" ? "ports" : stage + " checks";
+}
+
+// The ports stage's checks ("tcp/29500") as a firewall rule names them:
+// "tcp 29500", "tcp 29500 and 41000", "tcp 29500, 41000, 41001 and 5 more".
+std::string FirewallPorts(const std::vector<std::string>& checks) {
+  std::vector<std::string> items;
+  std::string protocol;
+  for (const std::string& check : checks) {
+    size_t slash = check.find('/');
+    if (slash == std::string::npos) {
+      items.push_back(check);
+      continue;
     }
+    std::string proto = check.substr(0, slash), port = check.substr(slash + 1);
+    items.push_back(proto == protocol ? port : proto + " " + port);
+    protocol = proto;
+  }
+  return ListText(items, 3);
+}
+
+const char* ScopeName(FailureScope scope) {
+  switch (scope) {
+    case FailureScope::kAlone:
+      return "alone";
+    case FailureScope::kOnlyThese:
+      return "only-these";
+    case FailureScope::kEveryCheck:
+      return "every-check";
+    case FailureScope::kMixed:
+      return "mixed";
+  }
+  return "alone";
+}
+
+// "4 of 10 rounds (40%), rounds 4-7", or for a node that never recovered
+// "every round from round 10 on (11 of 20 rounds, 55%)".
+std::string NodeRoundsText(const NodeCause& c) {
+  std::string count =
+      std::to_string(c.failed_rounds.size()) + " of " + std::to_string(c.rounds_tested) + " rounds";
+  if (c.to_the_end) {
+    return "every round from round " + std::to_string(c.first_round) + " on (" + count + ", " +
+           PercentText(c.rate()) + ")";
+  }
+  return count + " (" + PercentText(c.rate()) + "), " + RoundsText(c.failed_rounds);
+}
+
+std::string NodeSummary(const NodeCause& c) {
+  std::string peers = c.peers.size() == 2
+                          ? "both peers it met then"
+                          : "all " + std::to_string(c.peers.size()) + " peers it met then";
+  std::string s = c.node + " " + ChecksText(c.checks) + " failed in " + NodeRoundsText(c) +
+                  ", with " + peers + " (" + FoldHostlist(c.peers) + ")";
+  if (c.scope == FailureScope::kOnlyThese) s += "; its other " + ChecksNoun(c.stage) + " passed";
+  if (c.scope == FailureScope::kEveryCheck) s += "; no " + ChecksNoun(c.stage) + " passed then";
+  return s;
+}
+
+// The next step follows what failed: one port while the node's other
+// ports passed with the same peers is a filter on that node, every port
+// at once is its link.
+std::string NodeNextStep(const NodeCause& c) {
+  std::string when = c.to_the_end ? "since round " + std::to_string(c.first_round)
+                                  : "in " + RoundsText(c.failed_rounds);
+  if (c.scope == FailureScope::kOnlyThese && c.stage == "ports") {
+    return "check the firewall on " + c.node + " for " + FirewallPorts(c.checks) +
+           " (iptables -S; nft list ruleset) and what changed it " + when +
+           "; not a cable: its other ports passed with the same peers";
+  }
+  if (c.scope == FailureScope::kOnlyThese) {
+    return "check what " + ChecksText(c.checks) + " needs on " + c.node + " that its other " +
+           ChecksNoun(c.stage) + " do not; not a cable: those passed " + when;
+  }
+  if (c.scope == FailureScope::kEveryCheck) {
+    return "check " + c.node + "'s link " + when +
+           ": its NIC, cable and switch port (ip -s link; ethtool -S; the switch's port counters)";
+  }
+  return "drain " + c.node + " and check its " + c.stage + " path (NIC, cable, firewall)";
+}
+
+// A node that failed with every peer it met in a window of rounds is one
+// verdict (burnin_cause.h); the pairs it explains are counted in it, not
+// named again one by one. A node still failing at the end, or above
+// max_failure_rate, fails; one that recovered within the rate warns.
+void NodeVerdicts(const BurnInSummary& s, std::vector<Verdict>& out,
+                  std::set<const PairRate*>& named) {
+  for (const NodeCause& c : NodeCauses(s)) {
+    bool fails = c.to_the_end || c.rate() > s.max_failure_rate;
+    Verdict v = BurnInVerdict("bad-node", fails ? Outcome::kFail : Outcome::kWarn, c.stage,
+                              c.checks.size() == 1 ? c.checks.front() : ChecksText(c.checks));
+    v.nodes = {c.node};
+    for (const PairRate* p : c.pairs) {
+      named.insert(p);
+      std::pair<std::string, std::string> pair{p->a, p->b};
+      if (std::find(v.pairs.begin(), v.pairs.end(), pair) == v.pairs.end()) v.pairs.push_back(pair);
+      v.evidence["pairs"].push_back(PairEvidence(*p));
+    }
+    v.evidence["stage_kind"] = c.to_the_end ? "failing-from" : "failed-window";
+    v.evidence["checks"] = c.checks;
+    v.evidence["first_failing_round"] = c.first_round;
+    v.evidence["last_failing_round"] = c.last_round;
+    v.evidence["failed_rounds"] = c.failed_rounds;
+    v.evidence["rounds_tested"] = c.rounds_tested;
+    v.evidence["rate"] = c.rate();
+    v.evidence["peers"] = c.peers;
+    v.evidence["other_checks"] = ScopeName(c.scope);
+    v.evidence["max_failure_rate"] = s.max_failure_rate;
+    v.summary = NodeSummary(c);
+    v.next_step = NodeNextStep(c);
+    out.push_back(std::move(v));
   }
 }
 
@@ -194,14 +262,38 @@ void DegradingNodeVerdicts(const BurnInSummary& s, std::vector<Verdict>& out) {
   }
 }
 
-// "tcp/22", "tcp/22 and tcp/29500", "tcp/22, tcp/29500 and 8 more".
-std::string ChecksText(const std::vector<const PairRate*>& ps) {
-  std::string out;
-  for (size_t i = 0; i < ps.size() && i < 2; ++i) {
-    out += (i == 0 ? "" : ps.size() == 2 ? " and " : ", ") + ps[i]->check;
+// "failed in every round they met (4 of 4)", "failed in 1 of the 4 rounds
+// they met (25%): round 11", then what the pair's other checks did.
+std::string PairSummary(const PairRate& worst, const std::vector<std::string>& checks,
+                        FailureScope scope) {
+  int failed = worst.failures + worst.hangs;
+  std::string s = worst.a + " and " + worst.b + " " + ChecksText(checks) + " failed in ";
+  if (failed == worst.attempts) {
+    s += "every round they met (" + std::to_string(failed) + " of " +
+         std::to_string(worst.attempts) + ")";
+  } else {
+    s += std::to_string(failed) + " of the " + std::to_string(worst.attempts) +
+         " rounds they met (" + PercentText(worst.rate) + "): " + RoundsText(worst.failed_rounds);
   }
-  if (ps.size() > 2) out += " and " + std::to_string(ps.size() - 2) + " more";
-  return out;
+  if (scope == FailureScope::kOnlyThese)
+    s += "; their other " + ChecksNoun(worst.stage) + " passed";
+  if (scope == FailureScope::kEveryCheck && checks.size() > 1) {
+    s += "; no " + ChecksNoun(worst.stage) + " passed then";
+  }
+  return s;
+}
+
+// One port of a pair failing while its other ports passed in the same
+// rounds is a filter on one of the two nodes; the link carried the rest.
+std::string PairNextStep(const PairRate& worst, const std::vector<std::string>& checks,
+                         FailureScope scope, bool every_round) {
+  std::string pair = worst.a + " and " + worst.b;
+  if (scope == FailureScope::kOnlyThese && worst.stage == "ports") {
+    return "check the firewalls of " + pair + " for " + FirewallPorts(checks) +
+           " (iptables -S; nft list ruleset); not the cable: their other ports passed then";
+  }
+  if (every_round) return "check the cable, switch ports and routes between " + pair;
+  return "reseat or replace the cable between " + pair + " and read its port counters";
 }
 
 // One verdict per pair, stage and kind: a lossy link fails every port of
@@ -223,9 +315,10 @@ void PairVerdicts(BurnInSummary& s, std::vector<Verdict>& out,
         **std::max_element(ps.begin(), ps.end(),
                            [](const PairRate* x, const PairRate* y) { return x->rate < y->rate; });
     bool every = std::get<3>(key);
-    std::string pair = worst.a + " and " + worst.b;
+    std::vector<std::string> checks = ChecksOf(ps);
+    FailureScope scope = ScopeOf(s, ps);
     Verdict v = BurnInVerdict(every ? "bad-link" : "flaky", every ? Outcome::kFail : worst.outcome,
-                              worst.stage, ps.size() == 1 ? worst.check : ChecksText(ps));
+                              worst.stage, ChecksText(checks));
     for (const PairRate* p : ps) {
       v.severity = Worse(v.severity, p->outcome);
       v.evidence["checks"].push_back(PairEvidence(*p));
@@ -234,17 +327,9 @@ void PairVerdicts(BurnInSummary& s, std::vector<Verdict>& out,
     v.nodes = {worst.a, worst.b};
     v.evidence.update(PairEvidence(worst));
     v.evidence["max_failure_rate"] = s.max_failure_rate;
-    if (every) {
-      v.summary = pair + " failed " + ChecksText(ps) + " in every round (" +
-                  std::to_string(worst.attempts) + " of " + std::to_string(worst.attempts) + ")";
-      v.next_step = "check the cable, switch ports and routes between " + pair;
-    } else {
-      v.summary = pair + " " + ChecksText(ps) + " failed " +
-                  std::to_string(worst.failures + worst.hangs) + " of " +
-                  std::to_string(worst.attempts) + " (" + PercentText(worst.rate) + ", " +
-                  RoundsText(worst.failed_rounds) + ")";
-      v.next_step = "reseat or replace the cable between " + pair + " and read its port counters";
-    }
+    v.evidence["other_checks"] = ScopeName(scope);
+    v.summary = PairSummary(worst, checks, scope);
+    v.next_step = PairNextStep(worst, checks, scope, every);
     out.push_back(std::move(v));
   }
 }

@@ -7,11 +7,18 @@
 //     `flaky`, with its rate and round numbers: a warning at or under
 //     [burnin] max_failure_rate, a failure above it. One that failed in
 //     every round it met in is a `bad-link` failure.
-//   - The trend rule: a node is the cause (`bad-node`, with its first
-//     failing round) when, for one stage and check, its pairs with at
-//     least two different peers failed, every attempt of its pairs from
-//     that round on failed, and each of those peers passed with some other
-//     node in the same rounds. Its pairs are then not also named one by one.
+//   - A node is the cause (`bad-node`) when, for one stage and check, it
+//     failed with at least two different peers, with every peer it met
+//     from its first failing round to its last, while each of those peers
+//     passed with the other nodes it met then (burnin_cause.h). The
+//     verdict names the check, the node's rate over its rounds and the
+//     failing rounds; its pairs are counted in it, not named one by one.
+//     It fails when the node still failed at the end or its rate is above
+//     max_failure_rate, and warns when it recovered within that rate.
+//   - The next step follows what failed alongside: one port failing while
+//     the other ports of the same pairs passed in the same rounds is a
+//     firewall rule (on the node, or on one end of the pair); every port
+//     failing at once is the link or cable.
 //   - The same for bandwidth: a node whose pairs with every peer (at least
 //     two) lose over 20% of their busbw from the burn-in's earlier half to
 //     its later one, while its peers keep theirs with others, is named

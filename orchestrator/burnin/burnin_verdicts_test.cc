@@ -3,39 +3,24 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/burnin/burnin_plan.h"
+#include "orchestrator/burnin/burnin_simulated_test.h"
 
 namespace cc {
 namespace {
 
-// A burn-in of `n` nodes and `rounds` rounds of the circle method, where
-// `fails(a, b, round)` says whether that pair's check failed that round.
+using testdata::AnyOf;
+using testdata::NodeFails;
+using testdata::PairFails;
+using testdata::SimulatedBurnIn;
+
+// A burn-in of `n` nodes and `rounds` rounds of the circle method on one
+// check, tcp/29500, where `fails(a, b, round)` says whether that pair's
+// check failed that round.
 template <typename Fails>
 BurnInSummary Simulated(int n, int rounds, Fails fails) {
-  BurnInSummary s;
-  for (int i = 1; i <= n; ++i) s.nodes.push_back("n" + std::to_string(i));
-  s.rounds_done = rounds;
-  std::map<NodePair, PairRate> rates;
-  for (int r = 1; r <= rounds; ++r) {
-    for (NodePair p : BurnInRoundPairs(s.nodes, r)) {
-      if (p.second < p.first) std::swap(p.first, p.second);
-      PairRate& rate = rates[p];
-      rate.stage = "ports";
-      rate.check = "tcp/29500";
-      rate.a = p.first;
-      rate.b = p.second;
-      ++rate.attempts;
-      rate.rounds.push_back(r);
-      if (fails(p.first, p.second, r)) {
-        ++rate.failures;
-        rate.failed_rounds.push_back(r);
-      }
-    }
-  }
-  for (auto& [p, rate] : rates) {
-    rate.rate = static_cast<double>(rate.failures) / rate.attempts;
-    s.pairs.push_back(rate);
-  }
-  return s;
+  return SimulatedBurnIn(n, rounds, {"tcp/29500"},
+                         [&](const std::string&, const std::string& a, const std::string& b,
+                             int r) { return fails(a, b, r); });
 }
 
 std::string Summaries(const std::vector<Verdict>& vs) {
@@ -105,22 +90,31 @@ TEST(BurnInVerdicts, APairFailingInSomeRoundsIsFlakyWithItsRateAndRounds) {
   EXPECT_EQ(BurnInExitCode(vs), kExitOk);
 }
 
-TEST(BurnInVerdicts, ALossyLinkFailingEveryPortIsOneVerdictNamingItsChecks) {
-  BurnInSummary s = Simulated(6, 20, [](const std::string& a, const std::string& b, int r) {
-    return a == "n2" && b == "n5" && r > 10;
-  });
-  std::vector<PairRate> more;
-  for (const char* port : {"tcp/22", "tcp/41000"}) {
-    for (PairRate p : s.pairs) {
-      p.check = port;
-      more.push_back(p);
-    }
-  }
-  s.pairs.insert(s.pairs.end(), more.begin(), more.end());
+const std::vector<std::string> kPorts = {"tcp/22", "tcp/29500", "tcp/41000"};
+
+TEST(BurnInVerdicts, ALinkLosingEveryPortIsOnePairVerdictWithTheCableStep) {
+  BurnInSummary s = SimulatedBurnIn(6, 20, kPorts, PairFails("n2", "n5", 11, 20));
   std::vector<Verdict> vs = BurnInVerdicts(s);
   ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
+  EXPECT_EQ(vs[0].kind, "flaky");
   EXPECT_EQ(vs[0].evidence["checks"].size(), 3u);
-  EXPECT_NE(vs[0].summary.find("tcp/29500, tcp/22 and 1 more"), std::string::npos) << vs[0].summary;
+  EXPECT_EQ(vs[0].summary,
+            "n2 and n5 tcp/22, tcp/29500 and 1 more failed in 2 of the 4 rounds they met (50%): "
+            "rounds 11, 16; no ports passed then");
+  EXPECT_EQ(vs[0].next_step,
+            "reseat or replace the cable between n2 and n5 and read its port counters");
+}
+
+TEST(BurnInVerdicts, APairLosingOnePortWhileItsOtherPortsPassIsAFirewallNotACable) {
+  BurnInSummary s = SimulatedBurnIn(6, 20, kPorts, PairFails("n2", "n5", 11, 20, "tcp/29500"));
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
+  EXPECT_EQ(vs[0].summary,
+            "n2 and n5 tcp/29500 failed in 2 of the 4 rounds they met (50%): rounds 11, 16; their "
+            "other ports passed");
+  EXPECT_EQ(vs[0].next_step,
+            "check the firewalls of n2 and n5 for tcp 29500 (iptables -S; nft list ruleset); not "
+            "the cable: their other ports passed then");
 }
 
 TEST(BurnInVerdicts, APairFailingEveryRoundIsABadLink) {
@@ -162,6 +156,77 @@ TEST(BurnInVerdicts, TwoBadPairsSharingANodeWithoutATrendStayPairs) {
   });
   std::vector<Verdict> vs = BurnInVerdicts(s);
   for (const Verdict& v : vs) EXPECT_NE(v.kind, "bad-node") << v.summary;
+}
+
+// n4's firewall drops tcp/29500 while rounds 4 to 7 run: it meets n2,
+// n5, n3 and n6 then (the circle method over 6 nodes), each once.
+BurnInSummary FirewallWindowOnN4() {
+  return SimulatedBurnIn(6, 10, kPorts, NodeFails("n4", 4, 7, "tcp/29500"));
+}
+
+TEST(BurnInVerdicts, ANodeThatLostOnePortForSomeRoundsIsOneVerdictWithItsRateRoundsAndFirewall) {
+  BurnInSummary s = FirewallWindowOnN4();
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u) << "its four flaky pairs are not named again:\n" << Summaries(vs);
+  const Verdict& v = vs[0];
+  EXPECT_EQ(v.kind, "bad-node");
+  EXPECT_EQ(v.severity, Outcome::kFail) << "40% is above max_failure_rate 0";
+  EXPECT_EQ(v.nodes, (std::vector<std::string>{"n4"}));
+  EXPECT_EQ(v.check, "tcp/29500");
+  EXPECT_EQ(v.summary,
+            "n4 tcp/29500 failed in 4 of 10 rounds (40%), rounds 4-7, with all 4 peers it met "
+            "then (n[2-3,5-6]); its other ports passed");
+  EXPECT_EQ(v.next_step,
+            "check the firewall on n4 for tcp 29500 (iptables -S; nft list ruleset) and what "
+            "changed it in rounds 4-7; not a cable: its other ports passed with the same peers");
+  EXPECT_EQ(v.pairs.size(), 4u);
+  EXPECT_EQ(v.evidence["pairs"].size(), 4u) << "the pair verdicts it explains, counted in it";
+  EXPECT_DOUBLE_EQ(v.evidence["rate"].get<double>(), 0.4);
+  EXPECT_EQ(v.evidence["failed_rounds"], (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(v.evidence["last_failing_round"], 7);
+  EXPECT_EQ(v.evidence["other_checks"], "only-these");
+
+  s.max_failure_rate = 0.4;
+  vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0].severity, Outcome::kWarn) << "it recovered, within [burnin] max_failure_rate";
+}
+
+TEST(BurnInVerdicts, ANodeThatLostEveryPortIsOneVerdictAboutItsLink) {
+  BurnInSummary s = SimulatedBurnIn(6, 10, kPorts, NodeFails("n4", 4, 7));
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 1u) << Summaries(vs);
+  EXPECT_EQ(vs[0].summary,
+            "n4 tcp/22, tcp/29500 and 1 more failed in 4 of 10 rounds (40%), rounds 4-7, with all "
+            "4 peers it met then (n[2-3,5-6]); no ports passed then");
+  EXPECT_EQ(vs[0].next_step,
+            "check n4's link in rounds 4-7: its NIC, cable and switch port (ip -s link; ethtool "
+            "-S; the switch's port counters)");
+}
+
+TEST(BurnInVerdicts, TwoFlakyPairsWithUnrelatedPeersStayTwoPairVerdicts) {
+  // n1-n2 (round 5) and n4-n6 (round 2) fail tcp/29500: two nodes' pairs,
+  // no node in common.
+  BurnInSummary s = SimulatedBurnIn(
+      6, 10, kPorts,
+      AnyOf({PairFails("n1", "n2", 5, 5, "tcp/29500"), PairFails("n4", "n6", 2, 2, "tcp/29500")}));
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 2u) << Summaries(vs);
+  EXPECT_EQ(vs[0].kind, "flaky");
+  EXPECT_EQ(vs[0].pairs, (std::vector<NodePair>{{"n1", "n2"}}));
+  EXPECT_EQ(vs[1].kind, "flaky");
+  EXPECT_EQ(vs[1].pairs, (std::vector<NodePair>{{"n4", "n6"}}));
+}
+
+TEST(BurnInVerdicts, ANodeThatPassedBetweenItsFailuresKeepsItsPairVerdicts) {
+  // n4 fails with n6 in round 2 and with n2 in round 4, and passes with
+  // n1 in round 3 between them.
+  BurnInSummary s = SimulatedBurnIn(
+      6, 10, kPorts,
+      AnyOf({NodeFails("n4", 2, 2, "tcp/29500"), NodeFails("n4", 4, 4, "tcp/29500")}));
+  std::vector<Verdict> vs = BurnInVerdicts(s);
+  ASSERT_EQ(vs.size(), 2u) << Summaries(vs);
+  for (const Verdict& v : vs) EXPECT_EQ(v.kind, "flaky") << v.summary;
 }
 
 // busbw per round: 100 GB/s, but pairs with `slow` from round `from` on
