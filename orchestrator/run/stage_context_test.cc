@@ -121,5 +121,26 @@ TEST_F(StageContextTest, ARoundInheritsWhatRoundZeroLearnt) {
   EXPECT_EQ(round.network_choice()->btl_tcp_if_include, "10.42.0.0/24");
 }
 
+TEST_F(StageContextTest, ARecordedCauseIsStoredAndContainedUnlessContainmentIsOff) {
+  Verdict v;
+  v.stage = "nics";
+  v.kind = "link-down";
+  v.nodes = {"node4"};
+  v.summary = "node4: eth0 is down";
+  ctx_->RecordCause(v);
+  EXPECT_EQ(ctx_->containment().WhyNode("node4"), "node4: eth0 is down (nics link-down)");
+  auto stored = store_->GetVerdicts(run_id_);
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->size(), 1u);
+  EXPECT_EQ((*stored)[0].cause, CauseScope::kNode) << "no pairs: a node cause";
+  EXPECT_TRUE(ctx_->AnyFailedOrHung());
+
+  inventory_.containment = false;  // [stages] containment = false, --no-containment
+  StageContext raw(inventory_, *store_, run_id_, *fleet_, progress_);
+  raw.RecordCause(v);
+  EXPECT_TRUE(raw.containment().empty()) << "stored, but nothing left out";
+  EXPECT_EQ(store_->GetVerdicts(run_id_)->size(), 2u);
+}
+
 }  // namespace
 }  // namespace cc

@@ -42,17 +42,18 @@ verdicts=$(sed -n '/^verdicts, worst first$/,/^$/p' "$out" | grep -E '^  [A-Z]+ 
   { not_ok "exactly two verdicts"; echo "$verdicts"; }
 grep -Eq '^  FAIL +port-blocked +node3 drops tcp/29500 from every peer: INPUT firewall on node3' <<<"$verdicts" &&
   ok "node3's firewall on tcp/29500 is named" || not_ok "node3's firewall on tcp/29500 is named"
-grep -Eq '^  FAIL +bad-node +node5 fails nics mtu:' <<<"$verdicts" &&
-  ok "node5 is named as the bad node of the data network's MTU test" || not_ok "node5 is named (MTU)"
+grep -Eq '^  FAIL +mtu +node5: eth0 MTU 1500, the rest of .* has 9000' <<<"$verdicts" &&
+  ok "node5's MTU is named as a cause" || not_ok "node5 is named (MTU)"
 grep -q '^  fail: node5: eth0 MTU 1500, the rest of .* has 9000' "$out" &&
   ok "node5's MTU is spelled out" || not_ok "node5's MTU is spelled out"
 grep -q '^  export NCCL_SOCKET_IFNAME=eth0$' "$out" && ok "the data network is still recommended" ||
   not_ok "the data network is still recommended"
 grep -q 'excluded 172.17.0.0/16: decoy' "$out" && ok "docker0 is excluded as a decoy" ||
   not_ok "docker0 is excluded as a decoy"
-# Nothing else: the only failing node results are node5's.
-grep -q '^FAIL: [0-9]* failed, 0 hung on node5;' "$out" && ok "the verdict line's failing node is node5 alone" ||
-  not_ok "the verdict line's failing node is node5 alone: $(grep -m1 -E '^(PASS|FAIL)' "$out")"
+# Nothing else: the headline names the two causes, and no failure outside them.
+grep -q '^FAIL: mtu on node5 (nics), port-blocked on node3 (ports); [0-9]* failed results explained by them$' "$out" &&
+  ok "the verdict line names the two causes alone" ||
+  not_ok "the verdict line names the two causes alone: $(grep -m1 -E '^(PASS|FAIL)' "$out")"
 path=$(sed -n 's/^ *written to //p' "$out")
 [ "$path" = "$DEMO_REPORT" ] && [ -s "$path" ] && grep -q '<html' "$path" &&
   ok "the HTML report is at the printed path" || not_ok "the HTML report is at the printed path ($path)"

@@ -499,7 +499,7 @@ class NicsStage : public Stage {
     const std::map<size_t, Json> words =
         NotRetestedConfirmations(retest_plan_, first, retests, sel);
     RecordConfirmed(ctx, first, retests, sel, words, &counts);
-    NoteConfirmedFailures(ctx, first, retests, words);
+    NoteConfirmedFailures(ctx, first, retests);
     ctx.RecordRetests("nics", counts);
     for (NodeResult& r : NicsNodeResults(names, sel)) ctx.Record(std::move(r));
     for (Verdict& cause : NicsCauses(sel)) ctx.RecordCause(std::move(cause));
@@ -512,22 +512,17 @@ class NicsStage : public Stage {
     for (const std::string& l : EnvLines(sel)) ctx.progress().Note("  " + l);
   }
 
-  // The TCP paths whose failure stands confirmed (its retest failed the
-  // same way, or its node's samples did: NotRetestedConfirmations), for a
-  // later stage probing the same sender and address (confirmed_paths.h).
+  // The TCP paths whose quiet retest failed the same way, for a later
+  // stage probing the same sender and address (confirmed_paths.h). Only a
+  // retest that ran: a path inferred from its node's samples is the node's
+  // pattern, not that path's own confirmation.
   static void NoteConfirmedFailures(StageContext& ctx, const std::vector<NicProbe>& first,
-                                    const std::map<size_t, NicProbe>& retests,
-                                    const std::map<size_t, Json>& words) {
-    for (size_t i = 0; i < first.size(); ++i) {
+                                    const std::map<size_t, NicProbe>& retests) {
+    for (const auto& [i, again] : retests) {
       const NicProbe& p = first[i];
-      if (p.tcp_state != "filtered") continue;
-      auto again = retests.find(i);
-      auto word = words.find(i);
-      bool confirmed = again != retests.end()
-                           ? again->second.tcp_state == p.tcp_state
-                           : word != words.end() &&
-                                 word->second.value("confirmation", "") == std::string(kConfirmed);
-      if (confirmed) ctx.confirmed_paths().Add(p.src.str(), p.addr.str(), p.tcp_state, "nics");
+      if (p.tcp_state == "filtered" && again.tcp_state == p.tcp_state) {
+        ctx.confirmed_paths().Add(p.src.str(), p.addr.str(), p.tcp_state, "nics");
+      }
     }
   }
 

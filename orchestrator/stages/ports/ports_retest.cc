@@ -61,16 +61,27 @@ int SymptomBudget::Count(const std::map<Key, int>& m, const Key& k) {
   return it == m.end() ? 0 : it->second;
 }
 
-bool SymptomBudget::Covered(const PlannedProbe& p) const {
+bool SymptomBudget::ConfirmedEnough(const PlannedProbe& p) const {
   return Count(confirmed_, In(p)) >= confirmations_ || Count(confirmed_, Out(p)) >= confirmations_;
 }
 
-void SymptomBudget::Confirmed(const PlannedProbe& p) {
-  // The sender reached this port elsewhere: the receiver is the suspect.
-  if (Count(worked_, Out(p)) > 0) ++confirmed_[In(p)];
-  // Others reached this receiver's port: the sender is the suspect.
-  if (Count(worked_, In(p)) > 0) ++confirmed_[Out(p)];
+bool SymptomBudget::Covered(const PlannedProbe& p) const {
+  auto full = [&](const Key& k) {
+    return Count(confirmed_, k) + Count(planned_, k) >= confirmations_;
+  };
+  return full(In(p)) || full(Out(p));
 }
+
+void SymptomBudget::Count(const PlannedProbe& p, std::map<Key, int>& into) const {
+  // The sender reached this port elsewhere: the receiver is the suspect.
+  if (Count(worked_, Out(p)) > 0) ++into[In(p)];
+  // Others reached this receiver's port: the sender is the suspect.
+  if (Count(worked_, In(p)) > 0) ++into[Out(p)];
+}
+
+void SymptomBudget::Confirmed(const PlannedProbe& p) { Count(p, confirmed_); }
+
+void SymptomBudget::Planned(const PlannedProbe& p) { Count(p, planned_); }
 
 std::vector<std::vector<RetestPair>> RetestRounds(const std::vector<PlannedProbe>& plan,
                                                   const std::vector<size_t>& failed) {

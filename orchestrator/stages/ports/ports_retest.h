@@ -79,10 +79,18 @@ class SymptomBudget {
 
   // True when p's symptom (its receiver's port, or its sender's port) was
   // confirmed often enough: retesting p adds nothing.
+  bool ConfirmedEnough(const PlannedProbe& p) const;
+  // ConfirmedEnough, or the retests planned in this round would make it so.
   bool Covered(const PlannedProbe& p) const;
   // Counts a retest of p that confirmed its failure (see above for which
   // symptom it counts for).
   void Confirmed(const PlannedProbe& p);
+  // Counts a retest of p that is in the round being planned, so that a
+  // round that holds several pairs of one node (kPatternShare) plans no
+  // more retests of a symptom than would confirm it; EndRound forgets them
+  // (the confirmations that came back count instead).
+  void Planned(const PlannedProbe& p);
+  void EndRound() { planned_.clear(); }
 
  private:
   // (node, direction, port): direction 'i' for a receiver, 'o' for a
@@ -93,9 +101,11 @@ class SymptomBudget {
   static Key In(const PlannedProbe& p) { return {p.dst, 'i', PortKey(p)}; }
   static Key Out(const PlannedProbe& p) { return {p.src, 'o', PortKey(p)}; }
   static int Count(const std::map<Key, int>& m, const Key& k);
+  void Count(const PlannedProbe& p, std::map<Key, int>& into) const;
   int confirmations_;
   std::map<Key, int> worked_;  // first-attempt passes per symptom key
   std::map<Key, int> confirmed_;
+  std::map<Key, int> planned_;  // this round's retests, not back yet
 };
 
 // The retest rounds for plan indices `failed` (plan[i] are their probes):

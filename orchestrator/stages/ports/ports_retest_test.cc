@@ -91,6 +91,18 @@ TEST(SymptomBudget, EphemeralPortsAreOneSymptomPerNode) {
   EXPECT_FALSE(b.Covered(P("n2", "n5", 41000, PortKind::kListed)));
 }
 
+TEST(SymptomBudget, RetestsPlannedInOneRoundCountTowardsTheSymptomUntilTheRoundEnds) {
+  Fixture f([](int, int d, int port) { return d == 5 && port == 40000; });
+  SymptomBudget b(f.plan, f.first, 2);
+  b.Planned(P("n1", "n5", 40000, PortKind::kEphemeral));
+  EXPECT_FALSE(b.Covered(P("n2", "n5", 41000, PortKind::kEphemeral)));
+  b.Planned(P("n2", "n5", 41000, PortKind::kEphemeral));
+  EXPECT_TRUE(b.Covered(P("n3", "n5", 42000, PortKind::kEphemeral))) << "two are on their way";
+  EXPECT_FALSE(b.ConfirmedEnough(P("n3", "n5", 42000, PortKind::kEphemeral)));
+  b.EndRound();
+  EXPECT_FALSE(b.Covered(P("n3", "n5", 42000, PortKind::kEphemeral))) << "none came back";
+}
+
 TEST(RetestRounds, OneProberPerReceiverAndNoNodeTwiceInARound) {
   std::vector<PlannedProbe> plan;
   std::vector<size_t> failed;

@@ -559,19 +559,28 @@ PairResult PortsStage::Judge(size_t i, const Answer& a) const {
   return r;
 }
 
-// A probe that timed out on a path an earlier stage already confirmed
-// failing that way (the nics stage's quiet retest of the same sender and
-// address: confirmed_paths.h) is confirmed by it, counted for its symptom,
-// and not retested: the retest would wait the same deadline for the same
-// answer.
+// A probe that timed out, with every other probe of its pair, on a path an
+// earlier stage already confirmed failing that way (the nics stage's quiet retest of the same
+// sender and address: confirmed_paths.h) is confirmed by it, counted for its symptom, and not
+// retested: the retest would wait the same deadline for the same answer.
 void PortsStage::TakeEarlierConfirmations(StageContext& ctx, std::vector<size_t>& failed,
                                           SymptomBudget& budget) {
   std::map<std::string, std::string> address;
   for (const Peer& p : peers_) address[p.name] = p.info.addr;
+  // Only a pair whose every probe failed alike is a path's fault: a lossy
+  // link fails some ports of a pair and passes others, and is retested.
+  std::map<std::pair<std::string, std::string>, std::set<int>> states;  // 0 = passed
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    if (first_state_[i] == 0) continue;
+    int state = IsPassOrWarn(first_outcome_[i]) ? 0 : first_state_[i];
+    states[{plan_.SrcOf(i), plan_.DstOf(i)}].insert(state);
+  }
   std::vector<size_t> left;
   for (size_t i : failed) {
     PairResult& r = kept_.at(i);
-    const std::string why = NeedsConfirmation(r.outcome)
+    const std::set<int>& alike = states[{r.src, r.dst}];
+    const bool path = alike.size() == 1 && *alike.begin() != 0;
+    const std::string why = path && NeedsConfirmation(r.outcome)
                                 ? ctx.confirmed_paths().Why(r.src, address[r.dst], r.state)
                                 : "";
     if (why.empty()) {
@@ -610,15 +619,31 @@ void PortsStage::Retest(StageContext& ctx) {
   Deadline budget_time = Deadline::InSeconds(ctx.clock(), kMaxRetestS);
   std::map<size_t, Answer> second;
   std::mutex second_mu;
-  auto rounds = RetestRounds(
-      [this](size_t i) { return std::make_pair(plan_.SrcOf(i), plan_.DstOf(i)); }, failed);
+  auto pair_of = [this](size_t i) { return std::make_pair(plan_.SrcOf(i), plan_.DstOf(i)); };
+  auto rounds = RetestRounds(pair_of, failed);
+  // Probes left out of a round only because enough retests of their
+  // symptom were on their way in it: they go in a later round unless those
+  // came back confirmed (a flaky link's retests pass, and then every probe
+  // is retested).
+  std::vector<size_t> deferred;
   for (size_t r = 0; r < rounds.size(); ++r) {
     Targets targets;
     for (const RetestPair& p : rounds[r]) {
       if (Lost(p.src) || Lost(p.dst)) continue;
       for (size_t i : p.probes) {
-        if (!budget.Covered(plan_.At(i)) && !budget_time.Passed()) targets[p.src].push_back(i);
+        if (budget.ConfirmedEnough(plan_.At(i)) || budget_time.Passed()) continue;
+        if (budget.Covered(plan_.At(i))) {
+          deferred.push_back(i);
+          continue;
+        }
+        targets[p.src].push_back(i);
+        budget.Planned(plan_.At(i));
       }
+    }
+    budget.EndRound();
+    if (r + 1 == rounds.size() && !deferred.empty()) {
+      for (auto& more : RetestRounds(pair_of, deferred)) rounds.push_back(std::move(more));
+      deferred.clear();
     }
     RunBatch(ctx, targets, timeout_ms,
              "retest round " + std::to_string(r + 1) + " of " + std::to_string(rounds.size()),
@@ -651,7 +676,7 @@ void PortsStage::Retest(StageContext& ctx) {
     if (r.evidence.contains("confirmation")) continue;
     r.evidence["confirmation"] = kUnconfirmed;
     r.evidence["not_retested"] =
-        budget.Covered(plan_.At(i))
+        budget.ConfirmedEnough(plan_.At(i))
             ? "its symptom (" + r.dst + "'s " + r.check + ", or " + r.src +
                   "'s) was confirmed by " + std::to_string(kConfirmationsPerSymptom) +
                   " retests from other peers"
