@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/json_read.h"
 #include "orchestrator/inventory/stage_settings.h"
 #include "orchestrator/stages/stage_estimate.h"
 #include "orchestrator/store/run_data.h"
@@ -36,6 +37,9 @@ struct StageTerminalNotes {
   // A section of its own after the stages section, "" for none; starts
   // with "\n" and ends with a newline.
   std::string section;
+  // What of the meta could not be read; the terminal prints an error line
+  // for each.
+  JsonProblems problems;
 };
 
 // A table a stage adds to the HTML report after the node table (the
@@ -53,6 +57,10 @@ struct StageReportTable {
   // Preformatted blocks after the table (topology matrices), each with a
   // caption.
   std::vector<std::pair<std::string, std::string>> blocks;
+  // What of the results could not be read, each under the node it came
+  // from ("n3: gpus: an array expected, ..."); the page prints an error
+  // line for each.
+  JsonProblems problems;
 };
 
 // A pattern the generic pair rules (analysis/analysis_pairs.cc) found in

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/stages/health/health_action.h"
 
 namespace cc {
@@ -28,34 +29,34 @@ struct GpuSummary {
   std::string pcie, temp, power, ecc, remap;
 };
 
-GpuSummary SummarizeGpus(const json& gpus) {
+// A row's GPU cells from a node's readings: its "gpus", each {"index",
+// "pcie": [gen, width, max gen, max width], "temperature_c", ...}; what is
+// not a number counts as not read.
+GpuSummary SummarizeGpus(const json& readings, JsonProblems* problems) {
   GpuSummary s;
   int below = 0, pending = 0, failed = 0;
   double hottest = -1, power = 0, ecc = 0;
   std::string lowest;
-  for (const auto& g : gpus) {
-    const json& p = g.value("pcie", json::array());
-    if (p.is_array() && p.size() == 4 && p[1].is_number() && p[3].is_number()) {
+  JsonForEachObject(readings, "gpus", problems, [&](const json& g) {
+    const json& p = JsonArray(g, "pcie", problems);
+    if (p.size() == 4 && p[1].is_number() && p[3].is_number()) {
       std::string link = "gen" + Num(p[0]) + " x" + Num(p[1]);
-      if (p[1].get<int>() < p[3].get<int>() ||
-          (p[0].is_number() && p[2].is_number() && p[0].get<int>() < p[2].get<int>())) {
+      if (p[1].get<double>() < p[3].get<double>() ||
+          (p[0].is_number() && p[2].is_number() && p[0].get<double>() < p[2].get<double>())) {
         ++below;
         lowest = link;
       } else if (lowest.empty()) {
         lowest = link;
       }
     }
-    if (g.value("temperature_c", json()).is_number()) {
-      hottest = std::max(hottest, g["temperature_c"].get<double>());
-    }
-    if (g.value("power_w", json()).is_number()) power += g["power_w"].get<double>();
-    if (g.value("ecc_volatile_uncorrected", json()).is_number()) {
-      ecc += g["ecc_volatile_uncorrected"].get<double>();
-    }
-    const json& rows = g.value("remapped_rows", json());
-    if (rows.is_object() && rows.value("pending", false)) ++pending;
-    if (rows.is_object() && rows.value("failure", false)) ++failed;
-  }
+    hottest = std::max(hottest, JsonNumber(g, "temperature_c", -1, problems));
+    power += JsonNumber(g, "power_w", 0, problems);
+    ecc += JsonNumber(g, "ecc_volatile_uncorrected", 0, problems);
+    const json& rows = JsonObject(g, "remapped_rows", problems);
+    JsonProblems::Within in_rows(problems, "remapped_rows");
+    if (JsonBool(rows, "pending", false, problems)) ++pending;
+    if (JsonBool(rows, "failure", false, problems)) ++failed;
+  });
   s.pcie = lowest + (below ? " (" + std::to_string(below) + " below max)" : "");
   s.temp = hottest >= 0 ? Num(json(hottest)) + " C" : "";
   s.power = power > 0 ? Num(json(power), "%.0f") + " W" : "";
@@ -64,10 +65,11 @@ GpuSummary SummarizeGpus(const json& gpus) {
   return s;
 }
 
-std::string IbPorts(const json& ports) {
-  if (!ports.is_array() || ports.empty()) return "";
+std::string IbPorts(const json& ports, JsonProblems* problems) {
+  if (ports.empty()) return "";
   int up = 0;
-  for (const auto& p : ports) up += p.value("state", json()) == "ACTIVE";
+  JsonProblems::Within in_ports(problems, "ib_ports");
+  for (const auto& p : ports) up += JsonString(p, "state", "", problems) == "ACTIVE";
   return std::to_string(up) + "/" + std::to_string(ports.size()) + " active";
 }
 
@@ -78,9 +80,9 @@ std::string CounterMoves(const RunData& run, const std::string& node) {
   for (const auto& r : run.node_results) {
     if (r.stage != "health" || r.node != node) continue;
     const json& e = r.evidence;
-    if (e.contains("counter") && e.contains("delta")) {
-      out += (out.empty() ? "" : ", ") + e.value("port", std::string()) + " " +
-             e.value("counter", std::string()) + " +" + std::to_string(e.value("delta", 0LL));
+    if (e.is_object() && e.contains("counter") && e.contains("delta")) {
+      out += (out.empty() ? "" : ", ") + JsonString(e, "port") + " " + JsonString(e, "counter") +
+             " +" + std::to_string(JsonInt(e, "delta"));
     }
   }
   return out;
@@ -130,15 +132,19 @@ std::optional<StageReportTable> HealthReportTable(const RunData& run) {
   std::map<std::string, std::vector<std::string>> by_matrix;
   for (const NodeResult* r : readings) {
     const json& e = r->evidence;
-    GpuSummary g = SummarizeGpus(e.value("gpus", json::array()));
+    JsonProblems p;
+    GpuSummary g = SummarizeGpus(e, &p);
     auto action = HealthActionFromName(r->value);
     StageReportTable::Row row;
     row.outcome = action ? OutcomeOfAction(*action) : Outcome::kPass;
-    const json& log = e.value("kernel_log", json::object());
-    std::string xids =
-        log.value("status", json()) == "ok" ? Num(log.value("events", json())) : "not read";
-    std::string gpus = e.value("gpu_status", json()) == "ok"
-                           ? std::to_string(e.value("gpus", json::array()).size())
+    const json& log = JsonObject(e, "kernel_log", &p);
+    std::string xids = "not read";
+    {
+      JsonProblems::Within in_log(&p, "kernel_log");
+      if (JsonString(log, "status", "", &p) == "ok") xids = Num(JsonMember(log, "events"));
+    }
+    std::string gpus = JsonString(e, "gpu_status", "", &p) == "ok"
+                           ? std::to_string(JsonArray(e, "gpus").size())
                            : "none";
     row.cells = {r->node,
                  r->value,
@@ -149,11 +155,12 @@ std::optional<StageReportTable> HealthReportTable(const RunData& run) {
                  g.ecc,
                  g.remap,
                  xids,
-                 IbPorts(e.value("ib_ports", json())),
+                 IbPorts(JsonArray(e, "ib_ports", &p), &p),
                  CounterMoves(run, r->node)};
     t.rows.push_back(std::move(row));
-    std::string text = TopologyText(e.value("topology", json()));
+    std::string text = TopologyText(JsonMember(e, "topology"));
     if (!text.empty()) by_matrix[text].push_back(r->node);
+    for (const auto& note : p.notes()) t.problems.Note(r->node + ": readings: " + note);
   }
   for (const auto& [text, nodes] : by_matrix) {
     t.blocks.push_back({"GPU topology of " + FoldHostlist(nodes), text});

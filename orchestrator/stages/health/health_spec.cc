@@ -1,6 +1,7 @@
 #include "orchestrator/stages/health/health_spec.h"
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/stages/health/health_report.h"
 #include "orchestrator/stages/health/health_verdicts.h"
 
@@ -26,20 +27,20 @@ StageEstimate Estimate(const PlanInput& in) {
 StageTerminalNotes Summarize(const nlohmann::json& meta) {
   StageTerminalNotes notes;
   if (!meta.is_object()) return notes;
-  std::string line = "health: " + std::to_string(meta.value("nodes", 0)) + " nodes read";
+  JsonProblems* p = &notes.problems;
+  std::string line = "health: " + std::to_string(JsonCount(meta, "nodes", 0, p)) + " nodes read";
+  const nlohmann::json& actions = JsonObject(meta, "actions", p);
+  JsonProblems::Within in_actions(p, "actions");
   for (const char* action : {"drain", "reboot", "reset-gpu", "investigate"}) {
-    const auto& nodes =
-        meta.value("actions", nlohmann::json::object()).value(action, nlohmann::json());
-    if (!nodes.is_array() || nodes.empty()) continue;
-    line += "; " + std::string(action) + " " + FoldHostlist(nodes.get<std::vector<std::string>>());
+    std::vector<std::string> nodes = JsonStrings(actions, action, p);
+    if (!nodes.empty()) line += "; " + std::string(action) + " " + FoldHostlist(nodes);
   }
   notes.lines.push_back(line);
   return notes;
 }
 
 std::string NodeFailNextStep(const NodeResult& r, const std::string& who) {
-  return HealthNextStep(r.evidence.value("action", std::string("investigate")), who,
-                        r.evidence.value("gpu", -1LL));
+  return HealthNextStep(HealthActionOf(r.evidence), who, HealthGpuOf(r.evidence));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 
 namespace cc {
 
@@ -22,6 +23,16 @@ std::string HealthNextStep(const std::string& action, const std::string& who, lo
   return "investigate on " + who + " before trusting it with a large job";
 }
 
+std::string HealthActionOf(const json& evidence) {
+  return JsonString(evidence, "action", "investigate");
+}
+
+long long HealthGpuOf(const json& evidence) {
+  // GPU indices are small; what is not one names no GPU.
+  constexpr int64_t kMaxGpuIndex = 1 << 16;
+  return JsonInt(evidence, "gpu", -1, nullptr, -1, kMaxGpuIndex);
+}
+
 void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
                     std::vector<Verdict>& out) {
   using Key = std::tuple<std::string, Outcome, std::string, std::string, std::string>;
@@ -30,7 +41,7 @@ void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
   for (const auto& r : run.node_results) {
     if (r.stage != "health" || r.check == "readings") continue;
     if (r.outcome != Outcome::kFail && r.outcome != Outcome::kWarn) continue;
-    std::string action = r.evidence.value("action", std::string("investigate"));
+    std::string action = HealthActionOf(r.evidence);
     Key k{r.check, r.outcome, action, r.value, r.expected};
     auto [it, fresh] = groups.try_emplace(k);
     if (fresh) keys.push_back(k);
@@ -54,10 +65,12 @@ void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
     std::string who = FoldHostlist(v.nodes);
     std::string action = std::get<2>(k);
     v.summary = who + ": " + first.message + " [" + action + "]";
-    v.evidence = first.evidence;
+    // The finding's evidence as it is; evidence that is not an object
+    // cannot take the action and the messages, so it goes under "details".
+    v.evidence = first.evidence.is_object() ? first.evidence : json{{"details", first.evidence}};
     v.evidence["action"] = action;
     v.evidence["messages"] = messages;
-    v.next_step = HealthNextStep(action, who, first.evidence.value("gpu", -1LL));
+    v.next_step = HealthNextStep(action, who, HealthGpuOf(first.evidence));
     // A node to reboot or drain cannot be trusted to test its links: a
     // cause (analysis/causes.h).
     if (action == "reboot" || action == "drain") v.cause = CauseScope::kNode;

@@ -20,4 +20,9 @@ void HealthVerdicts(const RunData& run, const analysis::NodeOrder& order,
 // -i 3) and test again", ...; `gpu` < 0 when the finding names no GPU.
 std::string HealthNextStep(const std::string& action, const std::string& who, long long gpu);
 
+// What a finding's evidence names: its "action" ("investigate" when none
+// or not a string) and its "gpu" (-1 when none or not a GPU index).
+std::string HealthActionOf(const nlohmann::json& evidence);
+long long HealthGpuOf(const nlohmann::json& evidence);
+
 }  // namespace cc

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/json_read.h"
 #include "orchestrator/stages/nccl/nccl_plan.h"
 
 namespace cc {
@@ -38,45 +39,48 @@ StageEstimate Estimate(const PlanInput& in) {
 }
 
 // How many NCCL runs naming the bad node(s) took (nccl_stage.cc).
-std::string IsolationLine(const Json& nccl) {
-  if (!nccl.contains("isolation") || !nccl["isolation"].is_object()) return "";
-  const Json& iso = nccl["isolation"];
-  int runs = iso.value("runs_after_cluster", 0);
-  if (runs <= 0) return "";
-  return "nccl isolation: " + std::to_string(runs) + " NCCL runs (" +
-         std::to_string(iso.value("pair_probes", 0)) + " pair probes, " +
-         std::to_string(iso.value("group_tests", 0)) + " group tests in " +
-         std::to_string(iso.value("group_rounds", 0)) + " rounds) of " +
-         std::to_string(nccl.value("tests", 0)) + " NCCL tests in all";
+std::string IsolationLine(const Json& nccl, JsonProblems* p) {
+  const Json& iso = JsonObject(nccl, "isolation", p);
+  std::string line;
+  {
+    JsonProblems::Within in_isolation(p, "isolation");
+    int runs = JsonCount(iso, "runs_after_cluster", 0, p);
+    if (runs <= 0) return "";
+    line = "nccl isolation: " + std::to_string(runs) + " NCCL runs (" +
+           std::to_string(JsonCount(iso, "pair_probes", 0, p)) + " pair probes, " +
+           std::to_string(JsonCount(iso, "group_tests", 0, p)) + " group tests in " +
+           std::to_string(JsonCount(iso, "group_rounds", 0, p)) + " rounds)";
+  }
+  return line + " of " + std::to_string(JsonCount(nccl, "tests", 0, p)) + " NCCL tests in all";
 }
 
 // busbw per dtype when more than float ran: the pairs' median where pairs
 // ran, else the whole-cluster test's, else the nodes' median; "-" for a
 // dtype without a passing test.
-std::string DtypesLine(const Json& nccl) {
-  if (!nccl.contains("busbw_by_dtype") || !nccl["busbw_by_dtype"].is_array()) return "";
+std::string DtypesLine(const Json& nccl, JsonProblems* p) {
   std::string line;
   static const std::pair<const char*, const char*> kWhere[] = {{"pairs_median_gbps", " (pairs)"},
                                                                {"cluster_gbps", " (cluster)"},
                                                                {"intra_median_gbps", " (nodes)"}};
-  for (const Json& d : nccl["busbw_by_dtype"]) {
+  JsonForEachObject(nccl, "busbw_by_dtype", p, [&](const Json& d) {
     std::string bw = "-";
     for (const auto& [key, suffix] : kWhere) {
-      if (!d.contains(key)) continue;
+      if (JsonMember(d, key).is_null()) continue;
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f GB/s", d[key].get<double>());
+      std::snprintf(buf, sizeof buf, "%.2f GB/s", JsonNumber(d, key, 0, p));
       bw = buf + std::string(suffix);
       break;
     }
-    line += (line.empty() ? "" : ", ") + d.value("dtype", std::string()) + " " + bw;
-  }
+    line += (line.empty() ? "" : ", ") + JsonString(d, "dtype", "", p) + " " + bw;
+  });
   return line.empty() ? "" : "nccl busbw by dtype: " + line;
 }
 
 StageTerminalNotes Summarize(const Json& nccl) {
   if (!nccl.is_object()) return {};
   StageTerminalNotes notes;
-  for (const std::string& line : {IsolationLine(nccl), DtypesLine(nccl)}) {
+  for (const std::string& line :
+       {IsolationLine(nccl, &notes.problems), DtypesLine(nccl, &notes.problems)}) {
     if (!line.empty()) notes.lines.push_back(line);
   }
   return notes;

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "common/json_read.h"
 #include "orchestrator/stages/ports/ports_plan.h"
 #include "orchestrator/stages/ports/ports_wording.h"
 
@@ -30,8 +31,7 @@ StageEstimate Estimate(const PlanInput& in) {
 
 // Each receiver samples its own ephemeral ports: one matrix for them all.
 std::string EphemeralMatrix(const PairResult& r) {
-  bool ephemeral = r.evidence.is_object() &&
-                   r.evidence.value("kind", std::string()) == PortKindName(PortKind::kEphemeral);
+  bool ephemeral = JsonString(r.evidence, "kind") == PortKindName(PortKind::kEphemeral);
   return ephemeral ? "tcp/ephemeral" : "";
 }
 
