@@ -4,6 +4,7 @@
 #include <fstream>
 #include <optional>
 
+#include "common/json_read.h"
 #include "common/outcome.h"
 #include "orchestrator/analysis/analysis.h"
 #include "orchestrator/burnin/burnin_command.h"
@@ -16,6 +17,7 @@
 #include "reports/html.h"
 #include "reports/json_report.h"
 #include "reports/junit.h"
+#include "reports/read_errors.h"
 #include "reports/terminal.h"
 
 namespace cc {
@@ -91,7 +93,7 @@ int ReportCommand(const ReportOptions& o) {
     baseline = std::move(*b);
     ao.baseline = &*baseline;
   }
-  auto verdicts = Analyze(*data, ao);
+  auto verdicts = AnalyzeStoredRun(*data, ao);
   std::optional<BurnInSummary> burnin = StoredBurnIn(**store, data->run, data->NodeNames());
   HtmlOptions html;
   html.burnin = burnin ? &*burnin : nullptr;
@@ -134,7 +136,7 @@ int HistoryCommand(const std::string& db_path, std::FILE* out, std::FILE* err) {
     auto data = LoadRunData(**store, r.id, MatrixCheck);
     std::string verdicts = "?", counts = "?", nodes = "?";
     if (data.ok()) {
-      verdicts = VerdictCounts(Analyze(*data));
+      verdicts = VerdictCounts(AnalyzeStoredRun(*data));
       counts = CountOutcomes(*data).ToString();
       nodes = std::to_string(data->NodeNames().size());
     } else {
@@ -165,7 +167,7 @@ int DiffCommand(const DiffCommandOptions& o) {
   if (burn_a && burn_b) {
     std::vector<RateChange> changes = DiffBurnInRates(*burn_a, *burn_b);
     if (o.json) {
-      std::fprintf(o.out, "%s\n", BurnInDiffToJson(changes).dump(2).c_str());
+      std::fprintf(o.out, "%s\n", JsonDump(BurnInDiffToJson(changes), 2).c_str());
     } else {
       std::fprintf(o.out, "%s", RenderBurnInDiff(changes).c_str());
     }
@@ -179,7 +181,7 @@ int DiffCommand(const DiffCommandOptions& o) {
   dopt.tolerance = o.tolerance;
   RunDiff diff = DiffRuns(*a, *b, dopt);
   if (o.json) {
-    std::fprintf(o.out, "%s\n", DiffToJson(diff).dump(2).c_str());
+    std::fprintf(o.out, "%s\n", JsonDump(DiffToJson(diff), 2).c_str());
   } else {
     std::fprintf(o.out, "%s", RenderDiff(diff).c_str());
   }

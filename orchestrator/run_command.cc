@@ -27,6 +27,7 @@
 #include "orchestrator/transport/ssh_identity_check.h"
 #include "orchestrator/transport/ssh_transport.h"
 #include "reports/json_report.h"
+#include "reports/read_errors.h"
 #include "reports/stage_lines.h"
 #include "reports/terminal.h"
 #include "version.h"
@@ -375,8 +376,8 @@ int RunClusterCheck(const RunOptions& o) {
   if (o.json) {
     // The document `report --json` prints for this run (README "JSON of a
     // run"), from what was stored, so scripts read one shape.
-    Status s =
-        WriteReportJson(FileWriter(o.out), *data, Analyze(*data), PairRowsOf(**store, *run_id));
+    Status s = WriteReportJson(FileWriter(o.out), *data, AnalyzeStoredRun(*data),
+                               PairRowsOf(**store, *run_id));
     if (!s.ok()) std::fprintf(o.err, "clustercheck: %s\n", s.ToString().c_str());
   } else {
     TerminalOptions to;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/json_read.h"
 #include "orchestrator/stages/stages.h"
 #include "reports/burnin_html.h"
 #include "reports/escape.h"
@@ -12,6 +13,7 @@
 #include "reports/html_style.h"
 #include "reports/node_table.h"
 #include "reports/pair_matrix.h"
+#include "reports/read_errors.h"
 #include "reports/retests.h"
 #include "reports/terminal.h"
 
@@ -66,7 +68,16 @@ void Header(std::ostringstream& o, const RunData& d, bool burnin) {
     << "<a href=\"#checks\">Node checks</a><a href=\"#run\">Run</a></div></nav>\n";
 }
 
-void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs) {
+// What could not be read, each line in the place of what it was read for.
+void Errors(std::ostringstream& o, const std::vector<std::string>& lines) {
+  for (const auto& line : lines) {
+    o << "<div class=\"v s-error\"><div class=\"head\">" << Badge(Outcome::kError)
+      << "<span class=\"kind\">error</span></div>\n<div class=\"summary\">" << E(line)
+      << "</div></div>\n";
+  }
+}
+
+void Verdicts(std::ostringstream& o, const RunData& d, const std::vector<Verdict>& vs) {
   o << "<section id=\"verdicts\"><h2>Verdicts<small>" << vs.size()
     << ", worst first</small></h2>\n";
   if (vs.empty()) {
@@ -87,11 +98,11 @@ void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs) {
       o << "<details><summary>Evidence";
       if (!v.pairs.empty())
         o << " (" << v.pairs.size() << " pair" << (v.pairs.size() == 1 ? "" : "s") << ")";
-      o << "</summary><pre>" << E(v.evidence.dump(2, ' ', false, json::error_handler_t::replace))
-        << "</pre></details>\n";
+      o << "</summary><pre>" << E(JsonDump(v.evidence, 2)) << "</pre></details>\n";
     }
     o << "</div>\n";
   }
+  Errors(o, VerdictReadErrors(d, vs));
   if (!vs.empty()) o << "</div>\n";
   o << "</section>\n";
 }
@@ -188,6 +199,7 @@ void StageTables(std::ostringstream& o, const RunData& d) {
       o << "</tr>\n";
     }
     o << "</table>\n";
+    Errors(o, ReadErrorLines(d, std::string("stage ") + spec->name, t->problems));
     for (const auto& [caption, text] : t->blocks) {
       o << "<figure><figcaption>" << E(caption) << "</figcaption><pre>" << E(text)
         << "</pre></figure>\n";
@@ -224,10 +236,10 @@ void NodeChecks(std::ostringstream& o, const RunData& d) {
 }
 
 std::string JoinJson(const json& v) {
-  if (!v.is_array()) return v.is_string() ? v.get<std::string>() : v.dump();
+  if (!v.is_array()) return v.is_string() ? v.get<std::string>() : JsonDump(v);
   std::string s;
   for (const auto& x : v)
-    s += (s.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+    s += (s.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : JsonDump(x));
   return s;
 }
 
@@ -246,10 +258,16 @@ void Metadata(std::ostringstream& o, const RunData& d) {
   row("inventory", r.inventory_path);
   row("inventory name", r.inventory_name);
   row("inventory sha256", r.inventory_sha256);
-  for (const auto& [k, v] : r.meta.items()) {
-    if (k == "nodes") continue;                 // the node table shows them
-    if (k.rfind("retests.", 0) == 0) continue;  // one line per stage below
-    row(k.c_str(), JoinJson(v));
+  if (r.meta.is_object()) {
+    for (const auto& [k, v] : r.meta.items()) {
+      if (k == "nodes") continue;                 // the node table shows them
+      if (k.rfind("retests.", 0) == 0) continue;  // one line per stage below
+      row(k.c_str(), JoinJson(v));
+    }
+  } else {
+    JsonProblems meta;
+    meta.Note("meta", "an object", r.meta);
+    for (const auto& line : ReadErrorLines(d, "run", meta)) row("error", line);
   }
   for (const auto& rt : RetestsOf(d)) row(E("retests " + rt.stage).c_str(), RetestLine(rt));
   o << "</dl></section>\n";
@@ -268,7 +286,7 @@ std::string RenderHtml(const RunData& d, const std::vector<Verdict>& verdicts,
     << "<style>" << kReportCss << "</style></head>\n<body>\n";
   Header(o, d, options.burnin != nullptr);
   o << "<main>\n";
-  Verdicts(o, verdicts);
+  Verdicts(o, d, verdicts);
   Matrices(o, d, options);
   Nodes(o, d);
   if (options.burnin) o << RenderBurnInSection(*options.burnin);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/json_read.h"
 #include "reports/node_table.h"
 #include "reports/retests.h"
 #include "reports/terminal.h"
@@ -59,7 +60,8 @@ Status WriteReportJson(const std::function<void(std::string_view)>& write, const
   j["pair_results"] = nlohmann::json::array();
   // The document around an empty array, whose place the rows then fill
   // as dump(2) would: one object per line block, at the array's depth.
-  std::string text = j.dump(2);
+  // Text the agent read from a node may hold bytes that are not UTF-8.
+  std::string text = JsonDump(j, 2);
   size_t at = text.find(kPairResultsKey);
   const std::string_view all(text);
   write(all.substr(0, at));
@@ -67,7 +69,7 @@ Status WriteReportJson(const std::function<void(std::string_view)>& write, const
   bool first = true;
   Status s = rows([&](PairResult&& r) {
     write(first ? "\n    " : ",\n    ");
-    write(Indented(PairResultToJson(r).dump(2), "    "));
+    write(Indented(JsonDump(PairResultToJson(r), 2), "    "));
     first = false;
   });
   write(first ? "]" : "\n  ]");

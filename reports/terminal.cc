@@ -9,6 +9,7 @@
 #include "orchestrator/analysis/causes.h"
 #include "orchestrator/stages/stages.h"
 #include "reports/pair_matrix.h"
+#include "reports/read_errors.h"
 #include "reports/retests.h"
 #include "reports/unfinished_run.h"
 
@@ -69,13 +70,18 @@ char ColumnKey(size_t i) {
   return i < 26 ? static_cast<char>('a' + i) : static_cast<char>('A' + i - 26);
 }
 
-void Verdicts(std::ostringstream& o, const std::vector<Verdict>& vs, bool color) {
+void Errors(std::ostringstream& o, const std::vector<std::string>& lines) {
+  for (const auto& line : lines) o << "  " << line << "\n";
+}
+
+void Verdicts(std::ostringstream& o, const RunData& d, const std::vector<Verdict>& vs, bool color) {
   if (vs.empty()) return;
   o << "\nverdicts, worst first\n";
   for (const auto& v : vs) {
     o << "  " << Tag(v.severity, color) << " " << Pad(v.kind, 17) << " " << v.summary << "\n";
     if (!v.next_step.empty()) o << Pad("", 26) << "-> " << v.next_step << "\n";
   }
+  Errors(o, VerdictReadErrors(d, vs));
 }
 
 void Matrices(std::ostringstream& o, const RunData& d, const TerminalOptions& opt) {
@@ -144,21 +150,21 @@ void StageCounts(std::ostringstream& o, const RunData& d) {
       if (r.stage == s) o << "  " << Pad("", 9) << "retests: " << RetestLine(r) << "\n";
     }
   }
-  if (d.run.meta.contains("bytes_pushed")) {
-    o << "  agent pushed: " << d.run.meta["bytes_pushed"].get<long long>() << " bytes\n";
-  }
+  JsonProblems meta;
+  int64_t pushed = JsonInt(d.run.meta, "bytes_pushed", -1, &meta, 0);
+  if (pushed >= 0) o << "  agent pushed: " << pushed << " bytes\n";
   // What each stage says about its own run meta: lines here, sections
   // after (StageSpec::summarize).
   std::string sections;
   for (const StageSpec* spec : StageSpecs()) {
     if (!spec->summarize) continue;
-    StageTerminalNotes s = spec->summarize(d.run.meta.value(spec->name, nlohmann::json()));
+    StageTerminalNotes s = spec->summarize(JsonMember(d.run.meta, spec->name));
     for (const auto& line : s.lines) o << "  " << line << "\n";
+    Errors(o, ReadErrorLines(d, std::string("meta ") + spec->name, s.problems));
     sections += s.section;
   }
-  if (d.run.meta.contains("warnings")) {
-    for (const auto& w : d.run.meta["warnings"]) o << "  warning: " << w.get<std::string>() << "\n";
-  }
+  for (const auto& w : JsonStrings(d.run.meta, "warnings", &meta)) o << "  warning: " << w << "\n";
+  Errors(o, ReadErrorLines(d, "meta", meta));
   o << sections;
 }
 
@@ -314,7 +320,7 @@ std::string RenderTerminal(const RunData& d, const TerminalOptions& opt) {
     << names.size() << " nodes), " << d.run.started_at
     << (d.run.status == "running" || d.run.status == "killed" ? " [did not finish]" : "") << "\n";
   o << DescribeUnfinishedRun(d);
-  Verdicts(o, Analyze(d, opt.analysis), opt.color);
+  Verdicts(o, d, AnalyzeStoredRun(d, opt.analysis), opt.color);
   Matrices(o, d, opt);
   StageCounts(o, d);
   if (!opt.db_path.empty()) {

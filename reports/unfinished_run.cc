@@ -3,6 +3,8 @@
 #include <map>
 #include <vector>
 
+#include "common/json_read.h"
+
 namespace cc {
 namespace {
 
@@ -31,9 +33,7 @@ std::vector<std::string> StageOrder(const RunData& d) {
 std::string DescribeUnfinishedRun(const RunData& d) {
   const std::string& status = d.run.status;
   if (status != "killed" && status != "running") return "";
-  std::string reason;
-  auto lv = d.run.meta.find("liveness");
-  if (lv != d.run.meta.end() && lv->is_object()) reason = lv->value("reason", std::string());
+  std::string reason = JsonString(JsonMember(d.run.meta, "liveness"), "reason");
   std::map<std::string, OutcomeCounts> per_stage;
   std::string last;
   for (const auto& r : d.node_results) {
