@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/analysis/widespread.h"
 #include "orchestrator/run/confirm.h"
 #include "orchestrator/stages/stages.h"
@@ -289,18 +290,18 @@ void MarkUnconfirmed(std::vector<Verdict>& vs) {
   for (auto& v : vs) {
     if (v.kind == "flaky") continue;
     json& e = v.evidence;
-    json unconfirmed =
-        e.contains("unconfirmed") && e["unconfirmed"].is_array() ? e["unconfirmed"] : json::array();
-    size_t judged = e.value("results_judged", size_t{0});
-    if (e.contains("pairs") && e["pairs"].is_array()) {
-      for (const auto& p : e["pairs"]) {
-        std::string o = Str(p, "outcome");
-        if (o != "fail" && o != "hang") continue;
-        ++judged;
-        std::string why = UnconfirmedWhy(p.value("evidence", json::object()));
-        if (!why.empty()) {
-          unconfirmed.push_back({{"src", Str(p, "src")}, {"dst", Str(p, "dst")}, {"why", why}});
-        }
+    // A stored verdict's evidence may be anything; only an object can say
+    // more than the summary already does.
+    if (!e.is_object()) continue;
+    json unconfirmed = JsonArray(e, "unconfirmed");
+    size_t judged = static_cast<size_t>(JsonCount(e, "results_judged"));
+    for (const auto& p : JsonArray(e, "pairs")) {
+      std::string o = Str(p, "outcome");
+      if (o != "fail" && o != "hang") continue;
+      ++judged;
+      std::string why = UnconfirmedWhy(JsonMember(p, "evidence"));
+      if (!why.empty()) {
+        unconfirmed.push_back({{"src", Str(p, "src")}, {"dst", Str(p, "dst")}, {"why", why}});
       }
     }
     if (unconfirmed.empty()) continue;

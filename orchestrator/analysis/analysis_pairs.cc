@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
 #include "orchestrator/analysis/verdict_next_step.h"
@@ -418,10 +419,9 @@ std::vector<std::string> CheckAnalysis::WhySlow(const PairResult& r, double medi
   std::vector<std::string> why;
   // A stage that judged the speed itself (evidence "speed": the mpi
   // stage retests a suspect alone first) is taken at its word.
-  auto judged = r.evidence.find("speed");
-  bool stage_judged = judged != r.evidence.end() && judged->is_object();
-  if (stage_judged) {
-    if (judged->value("slow", false)) why.push_back(judged->value("why", "slow"));
+  const nlohmann::json& judged = JsonMember(r.evidence, "speed");
+  if (judged.is_object()) {
+    if (JsonBool(judged, "slow")) why.push_back(JsonString(judged, "why", "slow"));
   } else if (v < o_.outlier_fraction * median) {
     why.push_back(std::to_string(static_cast<int>(std::lround(100 * v / median))) +
                   "% of the median " + Num(median) + " " + r.unit);
@@ -503,7 +503,7 @@ void CheckAnalysis::SlowLinks(const SlowPairs& s, const std::set<std::string>& s
     v.summary = What() + " " + PairName(p.r->src, p.r->dst) + ": " + Num(*p.r->value) + " " +
                 p.r->unit + ", ";
     for (size_t i = 0; i < p.why.size(); ++i) v.summary += (i ? ", " : "") + p.why[i];
-    std::string transport = p.r->evidence.value("transport", std::string());
+    std::string transport = JsonString(p.r->evidence, "transport");
     v.next_step = "check the link between " + p.link->a + " and " + p.link->b + ": " +
                   (transport.empty() ? "the transport NCCL used (NET/IB with GDRDMA expected)"
                                      : "NCCL used " + transport) +
@@ -814,7 +814,7 @@ Verdict CheckAnalysis::BadLink(const Link& l) const {
   v.summary = What() + " fails between " + l.a + " and " + l.b +
               (r.state.empty() ? "" : " (" + r.state + ")") +
               (r.message.empty() ? "" : ": " + r.message) + "; both pass with others";
-  std::string dev = r.evidence.value("device", std::string());
+  std::string dev = JsonString(r.evidence, "device");
   PairWording w = Word(Finding(PairPattern::kBadLink, {l.a, l.b}, r.evidence));
   if (!w.next_step.empty()) {
     v.next_step = w.next_step;

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json_read.h"
+
 namespace cc {
 
 std::vector<std::string> RunData::NodeNames() const {
   std::vector<std::string> out;
-  if (run.meta.contains("nodes") && run.meta["nodes"].is_array()) {
-    for (const auto& n : run.meta["nodes"]) out.push_back(n.get<std::string>());
-    return out;
-  }
+  // What in the list is not a name is left out; the names keep their order.
+  if (JsonMember(run.meta, "nodes").is_array()) return JsonStrings(run.meta, "nodes");
   for (const auto& n : nodes) out.push_back(n.node);
   for (const auto& r : node_results) {
     if (r.node == "*") continue;
