@@ -1,10 +1,12 @@
 #include "orchestrator/burnin/burnin_command.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <mutex>
 
+#include "common/json_read.h"
 #include "orchestrator/burnin/burnin_plan.h"
 #include "orchestrator/burnin/burnin_stats.h"
 #include "orchestrator/burnin/burnin_text.h"
@@ -50,17 +52,22 @@ struct BurnInState {
             {"max_failure_rate", max_failure_rate},
             {"stages", loop_stages}};
   }
+  // What ToJson wrote; what is not of its shape (a meta another version
+  // stored) is taken as absent.
   static BurnInState FromJson(const json& j) {
     BurnInState s;
-    if (j.value("for_s", json()).is_number()) s.limit.seconds = j["for_s"].get<double>();
-    if (j.value("rounds", json()).is_number()) s.limit.rounds = j["rounds"].get<int>();
-    s.rounds_done = j.value("rounds_done", 0);
-    const json ends = j.value("round_end_s", json::object());
-    for (const auto& [round, end] : ends.items()) {
-      s.round_end_s[std::stoi(round)] = end.get<double>();
+    if (JsonMember(j, "for_s").is_number()) s.limit.seconds = JsonNumber(j, "for_s");
+    if (JsonMember(j, "rounds").is_number()) s.limit.rounds = JsonCount(j, "rounds");
+    s.rounds_done = JsonCount(j, "rounds_done");
+    for (const auto& [round, end] : JsonObject(j, "round_end_s").items()) {
+      int n = 0;
+      auto [rest, err] = std::from_chars(round.data(), round.data() + round.size(), n);
+      if (err == std::errc() && rest == round.data() + round.size() && end.is_number()) {
+        s.round_end_s[n] = end.get<double>();
+      }
     }
-    s.max_failure_rate = j.value("max_failure_rate", 0.0);
-    s.loop_stages = j.value("stages", std::vector<std::string>{});
+    s.max_failure_rate = JsonNumber(j, "max_failure_rate");
+    s.loop_stages = JsonStrings(j, "stages");
     return s;
   }
 };

@@ -1,8 +1,10 @@
 #include "orchestrator/burnin/burnin_stats.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 
+#include "common/json_read.h"
 #include "common/median.h"
 
 namespace cc {
@@ -86,34 +88,31 @@ void FoldPairs(const BurnInRounds& in, BurnInSummary& s) {
   });
 }
 
+// One "sample" result (HealthSampleOf); what is not of its shape (a
+// result another version stored) is taken as not read.
 void AddSample(const NodeResult& r, double elapsed, BurnInSummary::NodeGpus& gpus,
                std::map<std::string, CounterSeries>& counters) {
   const json& e = r.evidence;
-  if (e.contains("gpus") && e["gpus"].is_array()) {
-    for (const json& g : e["gpus"]) {
-      GpuSample x;
-      x.round = r.round;
-      x.elapsed_s = elapsed;
-      x.gpu = g.value("index", 0);
-      x.temperature_c = Number(g.value("temperature_c", json()));
-      if (g.contains("clocks_mhz") && g["clocks_mhz"].is_object()) {
-        x.sm_clock_mhz = Number(g["clocks_mhz"].value("sm", json()));
-      }
-      x.power_w = Number(g.value("power_w", json()));
-      if (auto reasons = Number(g.value("clock_event_reasons", json()))) {
-        x.clock_event_reasons = static_cast<uint64_t>(*reasons);
-      }
-      gpus.samples.push_back(x);
-    }
+  for (const json& g : JsonArray(e, "gpus")) {
+    if (!g.is_object()) continue;
+    GpuSample x;
+    x.round = r.round;
+    x.elapsed_s = elapsed;
+    x.gpu = static_cast<int>(JsonInt(g, "index", 0, nullptr, INT32_MIN, INT32_MAX));
+    x.temperature_c = Number(JsonMember(g, "temperature_c"));
+    x.sm_clock_mhz = Number(JsonMember(JsonMember(g, "clocks_mhz"), "sm"));
+    x.power_w = Number(JsonMember(g, "power_w"));
+    // A bit mask: a negative or fractional number is none.
+    int64_t reasons = JsonInt(g, "clock_event_reasons", -1, nullptr, 0, INT64_MAX);
+    if (reasons >= 0) x.clock_event_reasons = static_cast<uint64_t>(reasons);
+    gpus.samples.push_back(x);
   }
-  if (e.contains("counters") && e["counters"].is_object()) {
-    for (const auto& [name, v] : e["counters"].items()) {
-      if (!v.is_number()) continue;
-      CounterSeries& c = counters[name];
-      c.node = r.node;
-      c.counter = name;
-      c.points.push_back({r.round, elapsed, v.get<double>()});
-    }
+  for (const auto& [name, v] : JsonObject(e, "counters").items()) {
+    if (!v.is_number()) continue;
+    CounterSeries& c = counters[name];
+    c.node = r.node;
+    c.counter = name;
+    c.points.push_back({r.round, elapsed, v.get<double>()});
   }
 }
 
