@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/analysis/analysis_confirm.h"
 #include "orchestrator/analysis/analysis_internal.h"
 #include "orchestrator/analysis/causes.h"
@@ -55,7 +56,7 @@ nlohmann::json SubnetMtusOf(const RunData& d) {
   nlohmann::json out = nlohmann::json::object();
   for (const StageSpec* spec : StageSpecs()) {
     if (!spec->subnet_mtus) continue;
-    out.update(spec->subnet_mtus(d.run.meta.value(spec->name, nlohmann::json())));
+    out.update(spec->subnet_mtus(JsonMember(d.run.meta, spec->name)));
   }
   return out;
 }
@@ -179,7 +180,7 @@ void ConnectVerdicts(const RunData& d, const NodeOrder& order, std::vector<Verdi
     for (const auto& k : kConnectKinds) {
       if (value == k.value) ck = &k;
     }
-    if (d.run.meta.value("transport", "") == "slurm") {
+    if (JsonString(d.run.meta, "transport") == "slurm") {
       for (const auto& k : kSlurmConnectKinds) {
         if (value == k.value) ck = &k;
       }

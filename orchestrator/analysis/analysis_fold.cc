@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/hostlist.h"
+#include "common/json_read.h"
 #include "orchestrator/analysis/analysis_internal.h"
 
 namespace cc::analysis {
@@ -17,10 +18,13 @@ using nlohmann::json;
 void LiftUnconfirmed(json& e) {
   json unconfirmed = json::array();
   size_t judged = 0;
-  for (const auto& [check, ce] : e["checks"].items()) {
-    judged += ce.value("results_judged", size_t{0});
-    if (!ce.contains("unconfirmed")) continue;
-    for (const auto& u : ce["unconfirmed"]) unconfirmed.push_back(u);
+  const json& checks = JsonMember(e, "checks");
+  if (!checks.is_object()) return;
+  for (const auto& [check, ce] : checks.items()) {
+    judged += static_cast<size_t>(JsonCount(ce, "results_judged"));
+    const json& list = JsonMember(ce, "unconfirmed");
+    if (!list.is_array()) continue;
+    for (const auto& u : list) unconfirmed.push_back(u);
   }
   e["results_judged"] = judged;
   if (!unconfirmed.empty()) e["unconfirmed"] = unconfirmed;
@@ -56,6 +60,12 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
       json own = into.evidence;
       into.evidence = {{"checks", {{into.check, own}}}, {"summaries", {into.summary}}};
     }
+    // A stage's stored widespread verdict may hold "checks" or
+    // "summaries" of its own shape: what is not ours is started afresh.
+    if (!JsonMember(into.evidence, "checks").is_object()) into.evidence["checks"] = json::object();
+    if (!JsonMember(into.evidence, "summaries").is_array()) {
+      into.evidence["summaries"] = json::array({into.summary});
+    }
     into.evidence["checks"][v.check] = v.evidence;
     into.evidence["summaries"].push_back(v.summary);
     into.check += ", " + v.check;
@@ -68,7 +78,9 @@ void FoldWidespreadByStage(const NodeOrder& order, std::vector<Verdict>& out, si
     into.summary = into.stage + " fails across the cluster on " +
                    std::to_string(into.evidence["summaries"].size()) + " checks (" + into.check +
                    "), spread over " + FoldHostlist(into.nodes) + "; e.g. " +
-                   into.evidence["summaries"][0].get<std::string>();
+                   (into.evidence["summaries"][0].is_string()
+                        ? into.evidence["summaries"][0].get<std::string>()
+                        : v.summary);
   }
   out = std::move(kept);
 }
@@ -134,12 +146,12 @@ size_t MoveExplained(Verdict& w, Verdict& f) {
     if (f.nodes.size() == 1) return named.count(a) + named.count(b) > 0;
     return named.count(a) > 0 && named.count(b) > 0;
   };
-  const json& ev = w.evidence.value("pairs", json::array());
+  const json& ev = JsonMember(w.evidence, "pairs");
   json moved = json::array(), left = json::array();
   std::vector<std::pair<std::string, std::string>> left_pairs;
   for (size_t i = 0; i < w.pairs.size(); ++i) {
     const auto& [a, b] = w.pairs[i];
-    json e = i < ev.size() ? ev[i] : json::object();
+    json e = ev.is_array() && i < ev.size() ? ev[i] : json::object();
     if (explained(a, b)) {
       moved.push_back(e);
     } else {
@@ -162,7 +174,7 @@ size_t MoveExplained(Verdict& w, Verdict& f) {
   w.nodes = nodes;
   if (!left.empty()) {
     w.summary = w.stage + " " + w.check + " warns on " + std::to_string(left.size()) +
-                " pair(s): " + left[0].value("message", std::string());
+                " pair(s): " + JsonString(left[0], "message");
   }
   return moved.size();
 }
