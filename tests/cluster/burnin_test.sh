@@ -13,8 +13,9 @@
 #      once round 9 is stored; node4 is named (`bad-node`) with the first
 #      round its pairs failed, which lies after the rounds stored before
 #      the rule went in and at most two past those stored once it was in
-#      (the round then running may have probed before it);
-#      no other node or pair is named.
+#      (the round then running may have probed before it); its next step
+#      is node4's firewall for that port (its other ports passed); no
+#      other node or pair is named.
 #   3. stop and resume: SIGINT once round 5 is stored, then --resume: 20
 #      rounds in all, none stored twice.
 #   4. every looped stage on the round's pairs: 5 rounds (one rotation of 6
@@ -22,6 +23,13 @@
 #      only the round's pairs): each stage stores exactly the round's 3 pairs
 #      in every round, the same 3 in all stages, every pair once in the
 #      rotation; the healthy burn-in names nothing.
+#   5. a port blocked for a while: node4's firewall drops tcp/29500 from
+#      after round 3 is stored until four more rounds are; 10 rounds. The
+#      pairs node4 met then are one `bad-node` verdict naming node4,
+#      tcp/29500, its rate over its 10 rounds and the rounds it failed in,
+#      which the switching bounds and which are consecutive (node4 meets a
+#      peer every round); its other ports passed, so the next step is its
+#      firewall for that port, not a cable; no other verdict.
 # ctest label "cluster"; $1 is the build dir. Exit 77 = skip.
 set -u
 BUILD=$(cd "${1:?build dir}" && pwd)
@@ -127,6 +135,9 @@ echo "# first failing result in round ${first:-none}; node4 named from round ${n
 [ "${named:-0}" = "${first:-x}" ] && [ "${named:-0}" -ge $((seen + 1)) ] && [ "${named:-0}" -le $((seen_after + 2)) ] &&
   ok "with its first failing round ($named, the fault came after round $seen-$seen_after)" ||
   not_ok "with its first failing round (named ${named:-none}, first ${first:-none}, fault after $seen-$seen_after)"
+expect_like "its next step is node4's firewall for tcp 29500: its other ports passed" \
+  "^check the firewall on node4 for tcp 29500 (iptables -S; nft list ruleset)" \
+  "select next_step from verdicts where run_id=2 and round=0 and kind='bad-node' and nodes like '%node4%'"
 expect "nothing else is named" "" \
   "select group_concat(kind || ':' || nodes) from verdicts where run_id=2 and round=0 and severity not in ('pass','skip') and not (kind='bad-node' and nodes like '%node4%')"
 [ "$rc" = 1 ] && ok "exit 1" || not_ok "exit 1, not $rc"
@@ -183,6 +194,55 @@ else
   echo "# section 4 not run: no mpirun or no $BUILD/clustercheck-mpi-probe"
 fi
 
+# --- 5. a port blocked for a while ---------------------------------------
+WINDOW_ROUNDS=10
+id5=$(($(q "select coalesce(max(id), 0) from runs") + 1))
+burnin_bg "$id5" --rounds $WINDOW_ROUNDS
+wait_round "$id5" 3 || not_ok "round 3 of run $id5 stored"
+on_before=$(rounds_done "$id5")
+"$sc" fault node4 iptables -I INPUT -i eth0 -p tcp --dport 29500 -j DROP
+on_after=$(rounds_done "$id5")
+wait_round "$id5" $((on_after + 4)) || not_ok "round $((on_after + 4)) of run $id5 stored"
+off_before=$(rounds_done "$id5")
+"$sc" exec node4 iptables -D INPUT -i eth0 -p tcp --dport 29500 -j DROP
+off_after=$(rounds_done "$id5")
+wait "$bpid"
+rc=$?
+echo "# run $id5 exited $rc; node4 dropped tcp/29500 from after round $on_before-$on_after to after round $off_before-$off_after"
+sed 's/^/  > /' "$dir/run$id5.out"
+node_verdict="from verdicts where run_id=$id5 and round=0 and kind='bad-node' and nodes like '%node4%' and check_name='tcp/29500'"
+expect "one verdict names node4 and tcp/29500" 1 "select count(*) $node_verdict"
+window=$(q "select json_extract(evidence, '\$.first_failing_round') || ' ' || json_extract(evidence, '\$.last_failing_round') || ' ' || json_array_length(json_extract(evidence, '\$.failed_rounds')) || ' ' || json_extract(evidence, '\$.rounds_tested') || ' ' || json_extract(evidence, '\$.rate') $node_verdict")
+read -r first last failed tested rate <<<"${window:-x x x x x}"
+echo "# node4 failed in rounds $first-$last ($failed of $tested, rate $rate)"
+# The first failing round began after the rule may have gone in, and at
+# most one round ran with the rule in place before it (the one running
+# when it went in may have probed node4 first); the last one may have
+# run while the rule came out.
+[ "$first" -ge $((on_before + 1)) ] 2>/dev/null && [ "$first" -le $((on_after + 2)) ] &&
+  ok "its first failing round $first follows the rule (in after round $on_before-$on_after)" ||
+  not_ok "its first failing round ${first:-none} follows the rule (in after round $on_before-$on_after)"
+[ "$last" -ge "$off_before" ] 2>/dev/null && [ "$last" -le $((off_after + 1)) ] &&
+  ok "its last failing round $last is when the rule came out (after round $off_before-$off_after)" ||
+  not_ok "its last failing round ${last:-none} is when the rule came out (after round $off_before-$off_after)"
+[ "$failed" = $((last - first + 1)) ] 2>/dev/null && [ "$tested" = "$WINDOW_ROUNDS" ] &&
+  ok "it failed in every round of the window ($failed) and was tested in all $WINDOW_ROUNDS" ||
+  not_ok "it failed in every round of the window ($failed of rounds $first-$last, tested in $tested)"
+awk -v r="${rate:-x}" -v f="${failed:-0}" -v n="$WINDOW_ROUNDS" 'BEGIN { exit !(r != "x" && (r - f / n) ^ 2 < 1e-12) }' &&
+  ok "its rate $rate is $failed of $WINDOW_ROUNDS rounds" || not_ok "its rate ${rate:-none} is $failed of $WINDOW_ROUNDS rounds"
+expect "the pairs it explains are counted in it: one per peer, at least two" 1 \
+  "select json_array_length(json_extract(evidence, '\$.peers')) >= 2 and json_array_length(json_extract(evidence, '\$.pairs')) = json_array_length(json_extract(evidence, '\$.peers')) $node_verdict"
+expect_like "its summary gives the port, the rate and the rounds" \
+  "^node4 tcp/29500 failed in $failed of $WINDOW_ROUNDS rounds ([0-9]*%), rounds $first-$last, with .* peers it met then (node\[.*\]); its other ports passed\$" \
+  "select summary $node_verdict"
+expect_like "its next step is node4's firewall for that port, not a cable" \
+  "^check the firewall on node4 for tcp 29500 (iptables -S; nft list ruleset)" "select next_step $node_verdict"
+expect "nothing else is named" "" \
+  "select group_concat(kind || ':' || nodes || ':' || summary, ' | ') from verdicts where run_id=$id5 and round=0 and severity not in ('pass','skip') and not (kind='bad-node' and nodes like '%node4%')"
+grep -q "node4 tcp/29500 failed in $failed of $WINDOW_ROUNDS rounds" "$dir/run$id5.out" &&
+  ok "the burn-in's report prints it" || not_ok "the burn-in's report prints it"
+[ "$rc" = 1 ] && ok "exit 1: a rate above max_failure_rate 0" || not_ok "exit 1, not $rc"
+
 # --- the report and the diff of burn-ins ---------------------------------
 "$CC" report 1 --db "$DB" --html "$dir/run1.html" >/dev/null 2>&1 || not_ok "report 1 --html exited $?"
 grep -q 'id="burnin"' "$dir/run1.html" && ok "the HTML page has its burn-in section" ||
@@ -195,7 +255,7 @@ sed 's/^/  > /' "$dir/diff.out" | head -4
   not_ok "diff by rate names node2-node5 worse and exits 1 (exit $rc)"
 
 if ! cluster_test_finish; then
-  for id in 1 2 3 4; do echo "# run $id verdicts:"; verdicts_of "$id" | sed 's/^/  /'; done
+  for id in 1 2 3 4 "$id5"; do echo "# run $id verdicts:"; verdicts_of "$id" | sed 's/^/  /'; done
   tail -20 "$dir/run1.err"
   exit 1
 fi
