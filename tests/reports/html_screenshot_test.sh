@@ -46,7 +46,7 @@ n_svg=$(grep -o '<svg class="heatmap"' "$TMP/dom.html" | wc -l)
 [ "$n_svg" -eq 5 ] || fail "expected 5 heatmaps in the DOM, found $n_svg"
 for text in "gpu03 drops tcp/29500 from every peer" \
             "look at OUTPUT on gpu01 and INPUT on gpu02" \
-            "nccl allreduce hung between gpu03 and gpu05" \
+            "this also explains 7 failing pair results" \
             "gpu06 cannot be reached over SSH" \
             "presented a host key that does not match" \
             "driver: gpu04 has 535.104.05" \
