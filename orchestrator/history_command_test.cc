@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "build_paths.h"
 #include "orchestrator/store/store.h"
@@ -30,6 +32,17 @@ std::string Output(const std::function<int(std::FILE* out, std::FILE* err)>& com
   std::free(out_buf);
   std::free(err_buf);
   return text;
+}
+
+// What `report` with `o` prints on its out; its stderr goes to `err`.
+std::string ReportOutput(ReportOptions o, std::string* err) {
+  return Output(
+      [&](std::FILE* out, std::FILE* e) {
+        o.out = out;
+        o.err = e;
+        return ReportCommand(o);
+      },
+      err);
 }
 
 // tests/fixtures/store-v1-sample-runs.db holds the report tests' sample
@@ -60,13 +73,7 @@ class Schema1Database : public ::testing::Test {
     o.run_id = run;
     o.json = json;
     std::string err;
-    std::string out = Output(
-        [&](std::FILE* out, std::FILE* e) {
-          o.out = out;
-          o.err = e;
-          return ReportCommand(o);
-        },
-        &err);
+    std::string out = ReportOutput(o, &err);
     EXPECT_FALSE(out.empty()) << db << " run " << run << ": " << err;
     return out;
   }
@@ -93,6 +100,95 @@ TEST_F(Schema1Database, ReportRendersEveryRunAsANewDatabaseDoes) {
   }
   EXPECT_NE(Report(old_db_, 3, false).find("port-blocked"), std::string::npos)
       << "the ports stage's own verdict, read from the old rows";
+}
+
+// Every file `report` writes for `run` of `db`, read back; "" for one it
+// did not write.
+struct Written {
+  std::string terminal, json, html, junit, err;
+};
+
+Written ReportInEveryFormat(const std::string& dir, const std::string& db, int64_t run) {
+  Written w;
+  ReportOptions o;
+  o.db_path = db;
+  o.run_id = run;
+  o.html_path = dir + "/r.html";
+  o.junit_path = dir + "/r.xml";
+  auto read = [](const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    std::remove(path.c_str());
+    return s.str();
+  };
+  for (bool json : {false, true}) {
+    o.json = json;
+    std::string err;
+    (json ? w.json : w.terminal) = ReportOutput(o, &err);
+    w.err += err;
+    w.html = read(o.html_path);
+    w.junit = read(o.junit_path);
+  }
+  return w;
+}
+
+void ExpectEveryFormat(const Written& w, const std::string& what) {
+  EXPECT_NE(w.terminal.find("\nverdicts, worst first\n"), std::string::npos) << what << w.err;
+  EXPECT_TRUE(nlohmann::json::accept(w.json)) << what << w.err;
+  EXPECT_NE(w.html.find("</html>\n"), std::string::npos) << what << w.err;
+  EXPECT_NE(w.junit.find("</testsuites>\n"), std::string::npos) << what << w.err;
+}
+
+TEST_F(Schema1Database, ReportWritesEveryFormatForEveryRun) {
+  for (int64_t run : {1, 2, 3}) {
+    ExpectEveryFormat(ReportInEveryFormat(dir_, old_db_, run), "run " + std::to_string(run));
+  }
+}
+
+// As another version or a bug stored it: a ports verdict whose own
+// evidence "symptoms" is a list of {symptom, probes, states} (the shape
+// the cross-stage fold once appended to and read "stage" from), a verdict
+// whose evidence is not an object, and a stage's meta of other types.
+TEST_F(Schema1Database, ARunWithEvidenceAndMetaOfOtherShapesIsReportedWithErrorLines) {
+  {
+    auto store = Store::Open(new_db_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    Verdict v;
+    v.kind = "port-blocked";
+    v.stage = "ports";
+    v.check = "tcp/ephemeral";
+    v.nodes = {"gpu04"};
+    v.summary = "gpu04's INPUT drops tcp 32768-60999";
+    v.evidence = {{"stage_kind", "ephemeral"},
+                  {"symptoms",
+                   {{{"symptom", "peers cannot reach gpu04's ephemeral ports"},
+                     {"probes", 8},
+                     {"states", "filtered"}}}}};
+    ASSERT_TRUE((*store)->AddVerdict(3, v).ok());
+    v.kind = "in-use";
+    v.severity = Outcome::kWarn;
+    v.check = "tcp/29501";
+    v.nodes = {};
+    v.summary = "tcp/29501 is taken on every node";
+    v.evidence = 7;
+    ASSERT_TRUE((*store)->AddVerdict(3, v).ok());
+    ASSERT_TRUE((*store)->SetRunMeta(3, "health", {{"nodes", "five"}}).ok());
+    ASSERT_TRUE((*store)->SetRunMeta(3, "bytes_pushed", "lots").ok());
+  }
+  Written w = ReportInEveryFormat(dir_, new_db_, 3);
+  ExpectEveryFormat(w, "run 3");
+  for (const char* line :
+       {"error: run 3: verdict in-use (ports / tcp/29501): evidence: an object expected, a "
+        "number found (7)",
+        "error: run 3: meta health: nodes: an integer from 0 to 2147483647 expected, a string "
+        "found (\"five\")",
+        "error: run 3: meta: bytes_pushed:"}) {
+    EXPECT_NE(w.terminal.find(line), std::string::npos) << line << "\n" << w.terminal;
+  }
+  EXPECT_NE(w.terminal.find("gpu04's INPUT drops tcp 32768-60999"), std::string::npos)
+      << w.terminal;
+  EXPECT_NE(w.html.find("error: run 3: verdict in-use (ports / tcp/29501)"), std::string::npos);
 }
 
 }  // namespace
