@@ -49,8 +49,8 @@ std::string Shown(const json& j) {
 
 }  // namespace
 
-EvidenceMutator::EvidenceMutator(uint64_t seed, std::vector<std::string> keys)
-    : rng_(seed), keys_(std::move(keys)) {}
+EvidenceMutator::EvidenceMutator(uint64_t seed, std::vector<std::string> keys, Targets targets)
+    : rng_(seed), targets_(targets), keys_(std::move(keys)) {}
 
 void EvidenceMutator::AddKeysOf(const RunData& run) {
   std::set<std::string> found(learned_.begin(), learned_.end());
@@ -163,14 +163,16 @@ std::string EvidenceMutator::Mutate(json& root) {
 }
 
 std::string EvidenceMutator::Mutate(RunData& run) {
-  // Weights: verdicts, node results, pair results, run meta, facts,
-  // a message with bytes that are not UTF-8 (a shell banner's Latin-1).
-  static const size_t kWeights[] = {30, 25, 25, 12, 6, 2};
+  // Weights of verdicts, node results, pair results (their evidence); of
+  // the run meta, facts and messages.
+  static const size_t kEvidence[] = {35, 30, 30, 0, 0, 0};
+  static const size_t kOthers[] = {0, 0, 0, 60, 30, 10};
+  const size_t* weights = targets_ == Targets::kEvidence ? kEvidence : kOthers;
   size_t total = 0;
-  for (size_t w : kWeights) total += w;
-  for (int tries = 0; tries < 16; ++tries) {
+  for (size_t t = 0; t < 6; ++t) total += weights[t];
+  for (int tries = 0; tries < 64; ++tries) {
     size_t pick = Below(total), target = 0;
-    while (pick >= kWeights[target]) pick -= kWeights[target++];
+    while (pick >= weights[target]) pick -= weights[target++];
     switch (target) {
       case 0:
         if (run.verdicts.empty()) continue;
@@ -214,7 +216,7 @@ std::string EvidenceMutator::Mutate(RunData& run) {
         }
     }
   }
-  return "run meta" + Mutate(run.run.meta);
+  return "nothing to mutate";
 }
 
 namespace {
@@ -235,15 +237,35 @@ TEST(EvidenceMutator, TheSameSeedMutatesTheSameWay) {
   EXPECT_EQ(JsonDump(RunDataToJson(a)), JsonDump(RunDataToJson(b)));
 }
 
-TEST(EvidenceMutator, EveryMutationChangesTheRun) {
-  RunData d = OneResultRun();
-  EvidenceMutator m(11, {"speed", "next_step"});
-  m.AddKeysOf(d);
-  for (int i = 0; i < 200; ++i) {
-    json before = RunDataToJson(d);
-    std::string what = m.Mutate(d);
-    EXPECT_NE(RunDataToJson(d), before) << what;
-    if (i % 20 == 0) d = OneResultRun();  // now and then a fresh start, small values
+// Every evidence of the run, in one array.
+json EvidenceOf(const RunData& d) {
+  json out = json::array();
+  for (const auto& v : d.verdicts) out.push_back(v.evidence);
+  for (const auto& r : d.node_results) out.push_back(r.evidence);
+  for (const auto& r : d.pair_results) out.push_back(r.evidence);
+  return out;
+}
+
+TEST(EvidenceMutator, EveryMutationChangesItsTargetsOnly) {
+  using T = EvidenceMutator::Targets;
+  for (T targets : {T::kEvidence, T::kMetaFactsAndMessages}) {
+    RunData d = OneResultRun();
+    EvidenceMutator m(11, {"speed", "next_step"}, targets);
+    m.AddKeysOf(d);
+    for (int i = 0; i < 200; ++i) {
+      json before = RunDataToJson(d);
+      json evidence = EvidenceOf(d);
+      std::string what = m.Mutate(d);
+      EXPECT_NE(RunDataToJson(d), before) << what;
+      // Everything else stays: the meta, facts and messages of an evidence
+      // mutation, the evidence otherwise.
+      if (targets == T::kEvidence) {
+        EXPECT_EQ(RunDataToJson(d)["run"], before["run"]) << what;
+      } else {
+        EXPECT_EQ(EvidenceOf(d), evidence) << what;
+      }
+      if (i % 20 == 0) d = OneResultRun();  // now and then a fresh start, small values
+    }
   }
 }
 

@@ -16,16 +16,22 @@ namespace cc::testdata {
 
 class EvidenceMutator {
  public:
+  // What Mutate changes: the evidence of node results, pair results and
+  // verdicts; or the run meta, the nodes' facts and (as bytes that are
+  // not UTF-8, a shell banner's Latin-1) the results' messages.
+  enum class Targets { kEvidence, kMetaFactsAndMessages };
+
   // `keys`: member names to add, more often than those the mutator finds
   // in the runs it mutates (AddKeysOf), so that the names analysis reads
   // come up.
-  EvidenceMutator(uint64_t seed, std::vector<std::string> keys);
+  EvidenceMutator(uint64_t seed, std::vector<std::string> keys,
+                  Targets targets = Targets::kEvidence);
 
   // Learns every member name of `run`'s JSON, so that a mutation can put
   // one stage's keys into another's evidence.
   void AddKeysOf(const RunData& run);
 
-  // Mutates one JSON value somewhere in `run`: changes its type
+  // Mutates one JSON value of the targets in `run`: changes its type
   // (string, number, array, object, null, boolean, huge or negative
   // numbers), drops a member or an element, or adds a member of a known
   // name holding a value of any shape; the target may be a whole evidence.
@@ -42,6 +48,7 @@ class EvidenceMutator {
   std::string RandomKey();
 
   std::mt19937_64 rng_;
+  Targets targets_;
   std::vector<std::string> keys_;     // as given
   std::vector<std::string> learned_;  // AddKeysOf's, sorted
 };

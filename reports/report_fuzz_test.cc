@@ -193,6 +193,18 @@ RunData OtherStagesRun() {
   for (const PortVerdict& v : AttributePorts(nodes, cells, ranges)) {
     d.verdicts.push_back(StoredVerdict(v));
   }
+  // A node the stage named bad on its own, whose listen check failed too:
+  // analysis merges the node check into the stored verdict's evidence.
+  d.node_results.push_back(NodeCheck("ports", "n3", "listen", Outcome::kFail,
+                                     "could not listen on tcp/29501: address in use"));
+  Verdict bad;
+  bad.kind = "bad-node";
+  bad.stage = "ports";
+  bad.check = "tcp/29501";
+  bad.nodes = {"n3"};
+  bad.summary = "n3 accepts tcp/29501 from no peer";
+  bad.evidence = {{"stage_kind", "isolated"}, {"states", "refused"}};
+  d.verdicts.push_back(bad);
   return d;
 }
 
@@ -271,19 +283,19 @@ std::string RenderAll(const RunData& d, const RunData& base) {
   return "";
 }
 
-TEST_F(ReportFuzz, AThousandMutationsOfStoredEvidenceAllRenderInEveryFormat) {
-  for (const auto& [name, d] : runs_) {
-    EXPECT_EQ(RenderAll(d, d), "") << name << " as stored";
-  }
+// kMutations mutations of `targets` (or CLUSTERCHECK_FUZZ_MUTATIONS, from
+// CLUSTERCHECK_FUZZ_SEED), each rendered; "" when every one was, else each
+// distinct failure with the first mutation that made it.
+std::string Fuzz(const std::vector<std::pair<std::string, RunData>>& runs,
+                 testdata::EvidenceMutator::Targets targets, uint64_t default_seed) {
   const int mutations = static_cast<int>(FromEnv("CLUSTERCHECK_FUZZ_MUTATIONS", kMutations));
-  const uint64_t seed = FromEnv("CLUSTERCHECK_FUZZ_SEED", kSeed);
-  testdata::EvidenceMutator mutator(seed, kKeys);
-  for (const auto& [name, d] : runs_) mutator.AddKeysOf(d);
-  // Distinct failures, each with the first mutation that made it.
+  const uint64_t seed = FromEnv("CLUSTERCHECK_FUZZ_SEED", default_seed);
+  testdata::EvidenceMutator mutator(seed, kKeys, targets);
+  for (const auto& [name, d] : runs) mutator.AddKeysOf(d);
   std::map<std::string, std::string> failures;
   auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < mutations; ++i) {
-    const auto& [name, base] = runs_[static_cast<size_t>(i) % runs_.size()];
+    const auto& [name, base] = runs[static_cast<size_t>(i) % runs.size()];
     RunData d = base;
     // One to three changes at once: readers that survive one bad field
     // may still trip over two.
@@ -296,13 +308,29 @@ TEST_F(ReportFuzz, AThousandMutationsOfStoredEvidenceAllRenderInEveryFormat) {
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  RecordProperty("seconds", std::to_string(seconds));
+  std::printf("%d mutations (seed %llu) rendered in %.2f s\n", mutations,
+              static_cast<unsigned long long>(seed), seconds);
+  if (failures.empty()) return "";
   std::ostringstream o;
+  o << failures.size() << " distinct failures in " << mutations << " mutations (seed " << seed
+    << "):\n";
   for (const auto& [failed, mutation] : failures) o << failed << "\n  after " << mutation << "\n";
-  EXPECT_TRUE(failures.empty()) << failures.size() << " distinct failures in " << mutations
-                                << " mutations (seed " << seed << "):\n"
-                                << o.str();
-  std::printf("%d mutations rendered in %.2f s\n", mutations, seconds);
+  return o.str();
+}
+
+TEST_F(ReportFuzz, EveryBaseRunRendersAsStored) {
+  for (const auto& [name, d] : runs_) EXPECT_EQ(RenderAll(d, d), "") << name;
+}
+
+TEST_F(ReportFuzz, AThousandMutationsOfStoredEvidenceAllRenderInEveryFormat) {
+  std::string failures = Fuzz(runs_, testdata::EvidenceMutator::Targets::kEvidence, kSeed);
+  EXPECT_TRUE(failures.empty()) << failures;
+}
+
+TEST_F(ReportFuzz, AThousandMutationsOfRunMetaFactsAndMessagesAllRenderInEveryFormat) {
+  std::string failures =
+      Fuzz(runs_, testdata::EvidenceMutator::Targets::kMetaFactsAndMessages, kSeed + 1);
+  EXPECT_TRUE(failures.empty()) << failures;
 }
 
 }  // namespace
