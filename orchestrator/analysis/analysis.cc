@@ -339,6 +339,25 @@ std::set<std::string> PairStages(const RunData& d) {
   return out;
 }
 
+}  // namespace
+
+namespace analysis {
+
+void AppendTo(json& evidence, const char* key, json item) {
+  // A stage's stored evidence may be of any shape: what is not an object
+  // is kept under "details", a member of another shape under key + "_stored".
+  if (!evidence.is_object()) evidence = json{{"details", std::move(evidence)}};
+  if (evidence.contains(key) && !evidence[key].is_array()) {
+    evidence[std::string(key) + "_stored"] = std::move(evidence[key]);
+    evidence.erase(key);
+  }
+  evidence[key].push_back(std::move(item));
+}
+
+}  // namespace analysis
+
+namespace {
+
 // A failing node check of a node that is also a bad node of the same
 // stage (nics: ib0 down, and it fails with every peer) is one finding:
 // the node check becomes the bad node's evidence.
@@ -350,7 +369,7 @@ void MergeIntoBadNodes(std::vector<Verdict>& vs) {
         return b.kind == "bad-node" && b.stage == v.stage && b.nodes == v.nodes;
       });
       if (bad != vs.end()) {
-        bad->evidence["node_checks"].push_back(v.summary);
+        analysis::AppendTo(bad->evidence, "node_checks", v.summary);
         continue;
       }
     }

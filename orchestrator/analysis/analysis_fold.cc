@@ -160,10 +160,11 @@ size_t MoveExplained(Verdict& w, Verdict& f) {
     }
   }
   if (moved.empty()) return 0;
-  f.evidence["warnings"].push_back({{"check", w.check}, {"pairs", moved}});
+  AppendTo(f.evidence, "warnings", {{"check", w.check}, {"pairs", moved}});
   f.summary += "; it also explains " + std::to_string(moved.size()) + " warning" +
                (moved.size() == 1 ? "" : "s") + " of " + w.check;
   w.pairs = left_pairs;
+  if (!w.evidence.is_object()) w.evidence = json{{"details", std::move(w.evidence)}};
   w.evidence["pairs"] = left;
   std::set<std::string> still;
   for (const auto& [a, b] : left_pairs) still.insert({a, b});

@@ -67,6 +67,11 @@ std::map<std::string, size_t> StageRanks(const RunData& data);
 // the cluster's networks (StageSpec::subnet_mtus), for verdict_next_step.h.
 nlohmann::json SubnetMtusOf(const RunData& data);
 
+// Appends `item` to evidence[key], an array; never throws: evidence that
+// is no object is kept under "details", a key of another shape under
+// key + "_stored".
+void AppendTo(nlohmann::json& evidence, const char* key, nlohmann::json item);
+
 // "gpu01", "gpu01 and gpu02", "gpu[01-04]" (folded).
 std::string NodesPhrase(const std::vector<std::string>& nodes);
 
